@@ -1,0 +1,53 @@
+# tracekit: the two commands are `make demo` and `make test` (see README.md).
+# Both set everything up from a fresh Debian machine: system packages with
+# apt-get where missing, then a virtual environment in .venv with the project.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+# Run-time system libraries (WeasyPrint needs Pango) and the recorder's toolchain.
+RUNTIME_DEBS := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core
+RECORD_DEBS  := oclgrind liboclgrind-dev llvm-14-dev opencl-headers ocl-icd-opencl-dev g++
+# Only the tests need these: a real browser and the PDF tools read our reports.
+TEST_DEBS    := poppler-utils chromium
+
+DEMO_OUT ?= out/demo
+
+.PHONY: demo test lint setup setup-test system system-test samples bench clean
+
+system:
+	@scripts/ensure-debs.sh $(RUNTIME_DEBS) $(RECORD_DEBS)
+
+system-test:
+	@scripts/ensure-debs.sh $(RUNTIME_DEBS) $(RECORD_DEBS) $(TEST_DEBS)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	@touch $(STAMP)
+
+setup: system $(STAMP)
+
+setup-test: system-test $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check tracekit analyzers report_templates tests bench
+
+test: setup-test lint
+	$(BIN)/python -m pytest -q
+
+demo: setup
+	$(BIN)/tracekit info sample_traces/vector_add.tkt
+	$(BIN)/tracekit validate sample_traces/vector_add.tkt
+
+samples: setup
+	$(BIN)/python sample_traces/record_all.py
+
+bench: setup
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .ruff_cache

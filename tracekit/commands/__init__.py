@@ -1,0 +1,11 @@
+"""CLI command groups, one module per area; each exposes ``register(app)``."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register_all(app: typer.Typer) -> None:
+    from . import trace as trace_cmds
+
+    trace_cmds.register(app)

@@ -1,0 +1,112 @@
+"""Trace format v1: the Arrow schemas every reader and analyzer relies on.
+
+docs/trace-format.md is the prose version of this module; keep them in step.
+A trace has four tables:
+
+* ``accesses``: one row per memory access of one work-item (the big one);
+* ``instructions``: executed-instruction counts per (work-item, site, opclass);
+* ``launches``: one row per kernel launch (sizes, build options, metadata);
+* ``sites``: one row per static instruction (source file, line, column).
+
+Canonical row order of ``accesses`` is (launch, group, item, seq): the order in
+which one work-item issued its accesses, work-item by work-item.  Analyzers that
+need wave order re-sort; keeping the stored order simple makes it compress well
+and makes writers (recorder, ingest) easy to check.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pyarrow as pa
+
+FORMAT_VERSION = 1
+
+#: Memory spaces of OpenCL (``image`` covers read_image*/write_image* accesses).
+SPACES = ("global", "local", "constant", "private", "image")
+#: Kinds of memory operation.
+OPS = ("load", "store", "atomic")
+
+_FLOAT_OPS = ("add", "mul", "fma", "div")
+#: Fixed instruction-class vocabulary (see docs/trace-format.md for what maps where).
+#: Special functions are written ``math_<builtin>``, e.g. ``math_sin`` or
+#: ``math_native_exp``, and are accepted by :func:`is_opclass`.
+OPCLASSES = tuple(
+    [f"{p}_{o}" for p in ("fp16", "fp32", "fp64") for o in _FLOAT_OPS]
+    + ["int_add", "int_mul", "int_div", "int64_add", "int64_mul", "int64_div"]
+    + ["bitwise", "convert", "compare", "branch", "barrier"]
+    + ["load", "store", "atomic", "other"]
+)
+_MATH_RE = re.compile(r"^math_[a-z][a-z0-9_]*$")
+
+
+def is_opclass(name: str) -> bool:
+    """True for a member of :data:`OPCLASSES` or a ``math_<builtin>`` class."""
+    return name in _OPCLASS_SET or bool(_MATH_RE.match(name))
+
+
+_OPCLASS_SET = frozenset(OPCLASSES)
+
+_DICT_STR = pa.dictionary(pa.int32(), pa.string())
+
+ACCESSES = pa.schema([
+    pa.field("kernel", _DICT_STR, nullable=False),
+    pa.field("launch", pa.int32(), nullable=False),
+    pa.field("group", pa.int64(), nullable=False),
+    pa.field("item", pa.int32(), nullable=False),
+    pa.field("site", pa.int32(), nullable=False),
+    pa.field("seq", pa.int64(), nullable=False),
+    pa.field("space", _DICT_STR, nullable=False),
+    pa.field("op", _DICT_STR, nullable=False),
+    pa.field("address", pa.uint64(), nullable=False),
+    pa.field("size", pa.uint16(), nullable=False),
+    pa.field("buffer", pa.int32(), nullable=True),
+])
+#: Columns an accesses table must have; ``buffer`` is optional.
+ACCESS_REQUIRED = tuple(f.name for f in ACCESSES if f.name != "buffer")
+
+INSTRUCTIONS = pa.schema([
+    pa.field("kernel", _DICT_STR, nullable=False),
+    pa.field("launch", pa.int32(), nullable=False),
+    pa.field("group", pa.int64(), nullable=False),
+    pa.field("item", pa.int32(), nullable=False),
+    pa.field("site", pa.int32(), nullable=False),
+    pa.field("opclass", _DICT_STR, nullable=False),
+    pa.field("count", pa.int64(), nullable=False),
+])
+
+_DIM3 = pa.list_(pa.int64(), 3)
+LAUNCHES = pa.schema([
+    pa.field("kernel", pa.string(), nullable=False),
+    pa.field("launch", pa.int32(), nullable=False),
+    pa.field("global_size", _DIM3, nullable=False),
+    pa.field("local_size", _DIM3, nullable=False),
+    pa.field("local_mem_bytes", pa.int64(), nullable=False),
+    pa.field("build_options", pa.string(), nullable=True),
+    pa.field("device", pa.string(), nullable=True),
+    pa.field("source", pa.string(), nullable=True),
+    pa.field("registers_per_item", pa.int32(), nullable=True),
+    # JSON object: address layout, work-group sampling, recorder status, notes.
+    pa.field("metadata", pa.string(), nullable=True),
+])
+
+SITES = pa.schema([
+    pa.field("kernel", pa.string(), nullable=False),
+    pa.field("site", pa.int32(), nullable=False),
+    pa.field("opcode", pa.string(), nullable=True),
+    pa.field("file", pa.string(), nullable=True),
+    pa.field("line", pa.int32(), nullable=True),
+    pa.field("column", pa.int32(), nullable=True),
+])
+
+TABLES = {
+    "accesses": ACCESSES,
+    "instructions": INSTRUCTIONS,
+    "launches": LAUNCHES,
+    "sites": SITES,
+}
+
+
+def empty(table: str) -> pa.Table:
+    """An empty table of the given kind, with the canonical schema."""
+    return TABLES[table].empty_table()

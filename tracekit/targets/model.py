@@ -1,0 +1,113 @@
+"""Target GPU models as plain frozen dataclasses.
+
+A target is data, not code (the kerncraft habit): one TOML file per GPU, loaded
+by :mod:`tracekit.targets.loader` into these classes.  Every number in a TOML
+file carries its source (a guide section or a public document); the loader
+keeps those citations in :attr:`Target.sources`, keyed by the dotted field path
+(``"caches.L1.size_bytes"``), and what was assumed where sources are silent in
+:attr:`Target.assumptions`.
+
+Analyzers read only these classes, never the TOML, and never hold a model
+number of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class SimdSpec:
+    """How work-items are packed into hardware threads.
+
+    ``width`` is the lanes of one wave (PowerVR task, Adreno wave, Intel EU
+    thread at the chosen SIMD width, NVIDIA warp) used by the replay;
+    ``widths`` lists the widths the compiler may choose (Intel 8/16/32).
+    """
+
+    width: int
+    widths: tuple[int, ...] = ()
+    #: Work-groups up to this many items may be packed into one wave (PowerVR
+    #: packs 4/8/16-item groups into one 32-wide task); 0 means no packing.
+    pack_small_groups_up_to: int = 0
+
+
+@dataclass(frozen=True)
+class CacheLevel:
+    """One level of the data-cache hierarchy, nearest first in ``Target.caches``."""
+
+    name: str                 # "L1", "L2", "SLC", "L3", ...
+    scope: str                # "compute_unit" (one per CU) or "shared"
+    size_bytes: int
+    line_bytes: int
+    ways: int
+    sector_bytes: int = 0     # 0: no sectoring, the line is the unit of transfer
+    write_policy: str = "write_back"   # "write_back" | "write_through"
+    write_allocate: bool = True
+    latency_cycles: float = 0.0
+    bandwidth_bytes_per_cycle: float = 0.0   # per instance (per CU for compute_unit scope)
+
+    @property
+    def sets(self) -> int:
+        return self.size_bytes // (self.line_bytes * self.ways)
+
+
+@dataclass(frozen=True)
+class LocalMemorySpec:
+    """Work-group local memory (PowerVR common store, Intel SLM, NVIDIA shared)."""
+
+    size_bytes: int           # per compute unit
+    banks: int
+    bank_width_bytes: int
+    lanes_per_cycle: int      # lanes of a wave served per cycle at best
+    read_broadcast: bool = True           # same-address reads in a bank do not conflict
+    write_same_address_conflicts: bool = False  # Intel's strict rule: same-bank writes always conflict
+    latency_cycles: float = 0.0
+
+
+@dataclass(frozen=True)
+class DramSpec:
+    bandwidth_gb_per_s: float
+    latency_ns: float
+
+
+@dataclass(frozen=True)
+class OccupancySpec:
+    max_work_group_size: int
+    max_waves_per_cu: int
+    max_work_groups_per_cu: int = 0       # 0: no separate limit
+    barrier_slots_per_cu: int = 0         # Intel: 16 barrier registers per subslice
+    local_mem_alloc_min_bytes: int = 0    # Intel: 4 KB minimum per work-group
+    local_mem_alloc_step_bytes: int = 0   # Intel: 1 KB granularity
+    registers_per_cu: int = 0             # 0: unknown
+    max_registers_per_item: int = 0
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    vendor: str
+    family: str
+    description: str
+    compute_units: int
+    clock_mhz: float
+    simd: SimdSpec
+    caches: tuple[CacheLevel, ...]
+    #: Coalescing granularity of global memory requests, in bytes.
+    transaction_bytes: int
+    local_memory: LocalMemorySpec
+    dram: DramSpec
+    occupancy: OccupancySpec
+    #: Issue cost per instruction class: cycles one wave occupies the ALU for one
+    #: issue of that class (keys are trace opclasses or ``math_*`` names).
+    alu_cycles: dict[str, float] = field(default_factory=dict)
+    #: Extra, target-specific numbers (e.g. the guide's peak-throughput table).
+    extra: dict[str, object] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    assumptions: dict[str, str] = field(default_factory=dict)
+
+    def cache(self, name: str) -> CacheLevel:
+        for c in self.caches:
+            if c.name == name:
+                return c
+        raise KeyError(name)

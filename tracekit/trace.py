@@ -1,0 +1,208 @@
+"""The :class:`Trace` object: one trace on disk, read lazily, table by table.
+
+``open_trace`` accepts every layout of trace v1 (``.tkt`` directory, single
+``.parquet`` file) and, through :mod:`tracekit.ingest`, CSV files.  The big
+``accesses`` table is never read whole unless asked: :meth:`Trace.iter_batches`
+streams it in record batches so traces larger than memory can be validated and
+analysed.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections.abc import Iterator
+from functools import cached_property
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import schema, store
+from .errors import TraceFormatError
+
+
+def _open_parquet(path: Path) -> pq.ParquetFile:
+    try:
+        return pq.ParquetFile(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        msg = str(exc)
+        if "magic" in msg.lower() or "not a parquet" in msg.lower():
+            why = "is not a Parquet file (no Parquet magic bytes)"
+        elif "size" in msg.lower() or "footer" in msg.lower() or "truncat" in msg.lower():
+            why = "is truncated or damaged: its Parquet footer cannot be read"
+        else:
+            why = f"cannot be read as Parquet ({msg})"
+        raise TraceFormatError(why, path=str(path)) from None
+
+
+class Trace:
+    """A trace v1 on disk.  Use :func:`open_trace` to get one."""
+
+    def __init__(self, path: str | os.PathLike, *, _tables: dict[str, pa.Table] | None = None):
+        self.path = Path(path)
+        self._mem = _tables  # in-memory trace (CSV ingested on open, tests)
+        if self._mem is None:
+            if self.path.is_dir():
+                self.layout = "tkt"
+                if not (self.path / "accesses.parquet").exists():
+                    raise TraceFormatError("is a directory but not a trace: accesses.parquet is missing",
+                                           path=str(self.path))
+            elif self.path.is_file():
+                self.layout = "parquet"
+            else:
+                raise TraceFormatError("no such file or directory", path=str(self.path))
+            self._pf = _open_parquet(self._table_path("accesses"))
+            missing = [c for c in schema.ACCESS_REQUIRED if c not in self._pf.schema_arrow.names]
+            if missing:
+                raise TraceFormatError(
+                    f"not a canonical trace: accesses lacks column(s) {', '.join(missing)}",
+                    path=str(self.path),
+                    hint="convert other exports with `tracekit ingest SRC -o DST --map ...`")
+        else:
+            self.layout = "memory"
+
+    # -- locations -----------------------------------------------------------
+    def _table_path(self, kind: str) -> Path:
+        if self.layout == "tkt":
+            return self.path / f"{kind}.parquet"
+        return self.path
+
+    @cached_property
+    def _small(self) -> dict[str, pa.Table]:
+        if self._mem is not None:
+            return {k: self._mem.get(k, schema.empty(k)) for k in ("launches", "sites", "instructions")}
+        if self.layout == "parquet":
+            return store.small_tables_from_parquet_metadata(self.path, self._pf.schema_arrow.metadata)
+        out = {}
+        for kind in ("launches", "sites", "instructions"):
+            p = self._table_path(kind)
+            if not p.exists():
+                out[kind] = schema.empty(kind)
+            elif kind == "instructions":
+                continue  # read lazily: can be large
+            else:
+                out[kind] = store.conform(_open_parquet(p).read(), kind)
+        return out
+
+    # -- tables ---------------------------------------------------------------
+    @property
+    def launches(self) -> pa.Table:
+        return self._small["launches"]
+
+    @property
+    def sites(self) -> pa.Table:
+        return self._small["sites"]
+
+    @cached_property
+    def instructions(self) -> pa.Table:
+        if "instructions" in self._small:
+            return self._small["instructions"]
+        return store.conform(_open_parquet(self._table_path("instructions")).read(), "instructions")
+
+    @property
+    def accesses(self) -> pa.Table:
+        """The whole accesses table in memory (use :meth:`iter_batches` for big traces)."""
+        if self._mem is not None:
+            return self._mem["accesses"]
+        return store.conform(self._pf.read(columns=self._access_columns()), "accesses")
+
+    def _access_columns(self) -> list[str]:
+        names = self._pf.schema_arrow.names
+        return [f.name for f in schema.ACCESSES if f.name in names]
+
+    @property
+    def num_accesses(self) -> int:
+        if self._mem is not None:
+            return self._mem["accesses"].num_rows
+        return self._pf.metadata.num_rows
+
+    def iter_batches(self, table: str = "accesses", *, columns: list[str] | None = None,
+                     batch_size: int = 1 << 20) -> Iterator[pa.RecordBatch]:
+        """Stream a table in record batches of at most ``batch_size`` rows.
+
+        Batches of ``accesses``/``instructions`` come in stored order and with the
+        canonical types of the columns asked for.
+        """
+        if table not in ("accesses", "instructions"):
+            yield from self._small[table].to_batches(max_chunksize=batch_size)
+            return
+        target = schema.TABLES[table]
+        if self._mem is not None or (table == "instructions" and self.layout == "parquet"):
+            t = self._mem[table] if self._mem is not None else self.instructions
+            if columns:
+                t = t.select(columns)
+            yield from t.to_batches(max_chunksize=batch_size)
+            return
+        pf = self._pf if table == "accesses" else _open_parquet(self._table_path(table))
+        present = pf.schema_arrow.names
+        cols = columns or [f.name for f in target if f.name in present]
+        sub = pa.schema([target.field(c) for c in cols])
+        for batch in pf.iter_batches(batch_size=batch_size, columns=[c for c in cols if c in present]):
+            if batch.schema.equals(sub):
+                yield batch
+            else:
+                yield _cast_batch(batch, sub)
+
+    def to_pandas(self, table: str = "accesses"):
+        """One table as a pandas DataFrame (``accesses`` by default)."""
+        if table == "accesses":
+            return self.accesses.to_pandas()
+        if table == "instructions":
+            return self.instructions.to_pandas()
+        return self._small[table].to_pandas()
+
+    # -- facts ----------------------------------------------------------------
+    @property
+    def kernels(self) -> list[str]:
+        return sorted(set(self.launches.column("kernel").to_pylist()))
+
+    def launch_metadata(self, launch: int) -> dict:
+        """The parsed ``metadata`` JSON of one launch ({} if none)."""
+        rows = self.launches.filter(pa.compute.equal(self.launches["launch"], launch))
+        if not rows.num_rows or rows["metadata"][0].as_py() is None:
+            return {}
+        return json.loads(rows["metadata"][0].as_py())
+
+    def __repr__(self) -> str:
+        return f"<Trace {self.path} layout={self.layout} accesses={self.num_accesses}>"
+
+    def _repr_html_(self) -> str:
+        from .info import summarize  # local import: info depends on this module
+        s = summarize(self)
+        rows = "".join(
+            f"<tr><td>{html.escape(str(r.kernel))}</td><td>{r.launch}</td>"
+            f"<td>{html.escape(r.global_size)}</td><td>{html.escape(r.local_size)}</td>"
+            f"<td>{r.accesses:,}</td><td>{r.bytes:,}</td></tr>"
+            for r in s.launches.itertuples())
+        return (f"<div><b>tracekit trace</b> <code>{html.escape(str(self.path))}</code>: "
+                f"{s.total_accesses:,} accesses<table><tr><th>kernel</th><th>launch</th>"
+                f"<th>global</th><th>local</th><th>accesses</th><th>bytes</th></tr>{rows}</table></div>")
+
+
+def _cast_batch(batch: pa.RecordBatch, sub: pa.Schema) -> pa.RecordBatch:
+    arrays = []
+    for field in sub:
+        col = batch.column(field.name)
+        if col.type != field.type:
+            if pa.types.is_dictionary(field.type) and not pa.types.is_dictionary(col.type):
+                col = col.cast(pa.string()).dictionary_encode().cast(field.type)
+            else:
+                col = col.cast(field.type)
+        arrays.append(col)
+    return pa.RecordBatch.from_arrays(arrays, schema=sub)
+
+
+def open_trace(path: str | os.PathLike, **csv_options) -> Trace:
+    """Open a trace: ``.tkt`` directory, ``.parquet`` file, or CSV (``.csv``/``.csv.gz``).
+
+    CSV is converted in memory through :mod:`tracekit.ingest` (``csv_options`` are
+    passed on: column map, launch facts); use ``tracekit ingest`` to convert once.
+    """
+    p = Path(path)
+    name = p.name.lower()
+    if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
+        from .ingest import read_csv_trace
+        return read_csv_trace(p, **csv_options)
+    return Trace(p)
