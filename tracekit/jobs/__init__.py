@@ -1,0 +1,14 @@
+"""Scheduled report jobs: a jobs file, a SQLite ledger, regressions, one run at a time.
+
+``tracekit jobs run JOBS.toml`` (see docs/jobs.md) is :func:`run_jobs` plus
+printing; :func:`process_trace` is the single call into the analysis pipeline.
+"""
+
+from .config import Job, JobsFile, JobsFileError, load_jobs
+from .ledger import SCHEMA_VERSION, Ledger, LedgerError
+from .lock import LedgerBusyError, RunLock
+from .pipeline import TraceOutcome, process_trace
+from .runner import RunSummary, run_jobs
+
+__all__ = ["SCHEMA_VERSION", "Job", "JobsFile", "JobsFileError", "Ledger", "LedgerBusyError", "LedgerError",
+           "RunLock", "RunSummary", "TraceOutcome", "load_jobs", "process_trace", "run_jobs"]

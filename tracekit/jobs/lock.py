@@ -1,0 +1,70 @@
+"""One run at a time: an exclusive ``flock`` on a lock file beside the ledger.
+
+``flock`` locks belong to the open file, so the kernel drops them when the
+process dies, however it dies: a run killed with SIGKILL never leaves a lock
+behind that someone has to delete by hand.  The holder writes its pid and start
+time into the file so the refusal message can say who holds it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from pathlib import Path
+
+from ..errors import TracekitError
+
+
+class LedgerBusyError(TracekitError):
+    """Another ``tracekit jobs run`` holds the ledger's lock."""
+
+    exit_code = 4
+
+
+class RunLock:
+    def __init__(self, ledger_path: str | Path):
+        self.path = Path(str(ledger_path) + ".lock")
+        self._fd: int | None = None
+
+    def acquire(self) -> RunLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "unknown process"
+            os.close(fd)
+            raise LedgerBusyError(f"another `tracekit jobs run` is using this ledger ({holder}); "
+                                  "try again when it has finished", path=str(self.path)) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}, started {time.strftime('%Y-%m-%dT%H:%M:%S%z')}\n".encode(), 0)
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    def held_by(self) -> str | None:
+        """Who holds the lock now (None if nobody): a non-blocking probe."""
+        if not self.path.exists():
+            return None
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "unknown process"
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> RunLock:
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()

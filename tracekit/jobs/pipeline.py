@@ -1,0 +1,150 @@
+"""The one seam between scheduled jobs and the analysis pipeline: :func:`process_trace`.
+
+Everything a job does to a trace goes through here, by the pipeline's public
+APIs only (open_trace, analyzers.analyze, the rules, the report renderer), so
+the runner's ledger, locking and crash handling do not depend on how any of them
+work inside.  Reports are written under a temporary name in the output folder
+and renamed into place, so a reader (or a killed run) never leaves half a file
+under the final name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import TracekitError
+from ..trace import open_trace
+from .ledger import ResultRow
+from .metrics import as_float, dig
+
+#: Marks report temporaries: ``.NAME.part-PID.EXT`` in the output folder.
+PART_MARK = ".part-"
+
+
+@dataclass
+class TraceOutcome:
+    """What processing one trace produced: one row per (launch, target) and the report files."""
+
+    path: Path
+    rows: list[ResultRow]
+    reports: list[Path]
+    results: dict[str, object] = field(default_factory=dict, repr=False)  # target -> analysis result
+
+
+def write_atomic(dest: Path, write: Callable[[Path], object]) -> Path:
+    """Call ``write(tmp)`` on a temporary path beside ``dest``, make it durable, rename it over ``dest``."""
+    tmp = dest.with_name(f".{dest.name}{PART_MARK}{os.getpid()}{dest.suffix}")
+    try:
+        write(tmp)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, dest)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    dfd = os.open(dest.parent, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+    return dest
+
+
+def process_trace(path: str | os.PathLike, targets: list, formats: tuple[str, ...] | list[str],
+                  out_dir: str | os.PathLike, *, stem: str | None = None) -> TraceOutcome:
+    """Analyse one trace on every target and write its reports.
+
+    A target on which the trace cannot be analysed (a work-group larger than the
+    target allows, say) gives error rows for that target and the others go on;
+    a trace that cannot be read at all raises :class:`TracekitError`.
+    """
+    from analyzers import analyze
+
+    path, out_dir = Path(path), Path(out_dir)
+    trace = open_trace(path)
+    launches = trace.launches.select(["kernel", "launch"]).to_pylist()
+    if not launches:
+        raise TracekitError("the trace has no launches", path=str(path))
+    results: dict[str, object] = {}
+    rows: list[ResultRow] = []
+    for target in targets:
+        try:
+            result = analyze(trace, target)
+        except TracekitError as exc:
+            rows += [ResultRow(ln["kernel"], ln["launch"], 0, target.name, "error", str(exc), None, None, {})
+                     for ln in launches]
+            continue
+        results[target.name] = result
+        rows += result_rows(result, target.name)
+    rows = _with_ordinals(rows)
+    stem = stem or path.name.rsplit(".", 1)[0]
+    reports = []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for fmt in formats:
+        dest = out_dir / f"{stem}.{fmt}"
+        reports.append(write_atomic(dest, _writer(fmt, trace, targets, results)))
+    return TraceOutcome(path=path, rows=rows, reports=reports, results=results)
+
+
+def _with_ordinals(rows: list[ResultRow]) -> list[ResultRow]:
+    """Number each kernel's launches 0, 1, ... in launch order (the regression key)."""
+    order: dict[str, list[int]] = {}
+    for r in rows:
+        order.setdefault(r.kernel, [])
+        if r.launch not in order[r.kernel]:
+            order[r.kernel].append(r.launch)
+    return [ResultRow(r.kernel, r.launch, sorted(order[r.kernel]).index(r.launch), r.target, r.status,
+                      r.error, r.bound, r.time_s, r.metrics) for r in rows]
+
+
+#: Metrics copied from each launch's JSON result into the ledger (dotted names of docs/json-schema.md).
+LEDGER_METRICS = (
+    "memory.requests", "memory.transactions", "memory.transactions_per_request", "memory.dram_bytes",
+    "local_memory.requests", "local_memory.cycles", "local_memory.conflict_degree_mean",
+    "simd.utilization",
+)
+
+
+def result_rows(result, target_name: str) -> list[ResultRow]:
+    """Ledger rows of one target's analysis result, one per launch."""
+    doc = result.to_dict()
+    rows = []
+    for ln in doc.get("launches", []):
+        metrics = {k: as_float(dig(ln, k)) for k in LEDGER_METRICS}
+        caches = dig(ln, "memory.caches") or []
+        if caches:
+            metrics["memory.l1_hit_rate"] = as_float(caches[0].get("hit_rate"))
+        metrics = {k: v for k, v in metrics.items() if v is not None}
+        error = ln.get("error")
+        rows.append(ResultRow(
+            kernel=str(ln.get("kernel")), launch=int(ln.get("launch", 0)), ordinal=0, target=target_name,
+            status="error" if error else "ok", error=error, bound=ln.get("bound"),
+            time_s=None if error else launch_time(ln), metrics=metrics))
+    return rows
+
+
+def launch_time(ln: dict) -> float | None:
+    """The launch's estimated time in seconds from its ``time_estimates``."""
+    te = ln.get("time_estimates") or {}
+    for key in ("total_s", "estimated_s", "total"):
+        if as_float(te.get(key)) is not None:
+            return as_float(te[key])
+    return None
+
+
+def _writer(fmt: str, trace, targets, results) -> Callable[[Path], object]:
+    if fmt == "json":
+        doc = {"trace": trace.path.name, "targets": {name: r.to_dict() for name, r in results.items()}}
+        text = json.dumps(doc, sort_keys=True, indent=1) + "\n"
+        return lambda tmp: tmp.write_text(text, encoding="utf-8")
+    from ..report import build_report_model, render_report
+
+    model = build_report_model(trace, results)
+    return lambda tmp: render_report(model, fmt, tmp)

@@ -1,0 +1,48 @@
+"""Tables for ``jobs history``/``jobs status``: rich on a terminal, plain aligned text otherwise.
+
+Plain output has no colour, no box characters and no wrapping to a guessed
+terminal width, so it reads well in cron mail and CI logs and can be cut with
+``awk``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def show_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[object]], *,
+               file=None, terminal: bool | None = None) -> None:
+    file = file or sys.stdout
+    terminal = file.isatty() if terminal is None else terminal
+    cells = [["" if v is None else str(v) for v in row] for row in rows]
+    if terminal:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=title, title_justify="left")
+        for c in columns:
+            table.add_column(c, overflow="fold")
+        for row in cells:
+            table.add_row(*row)
+        Console(file=file).print(table)
+        return
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    print(title, file=file)
+    for row in [list(columns)] + cells:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip(), file=file)
+    if not cells:
+        print("(none)", file=file)
+
+
+def fmt_time(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds:.3g} s"
+
+
+def fmt_change(change: float) -> str:
+    return "new" if change == float("inf") else f"+{change * 100:.1f}%"
