@@ -6,6 +6,8 @@ import typer
 
 
 def register_all(app: typer.Typer) -> None:
+    from . import jobs as jobs_cmds
     from . import trace as trace_cmds
 
     trace_cmds.register(app)
+    jobs_cmds.register(app)
