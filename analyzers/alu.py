@@ -1,0 +1,123 @@
+"""ALU cost: issue cycles per site and per launch, and the time they take.
+
+The target file gives, per instruction class, the cycles one wave keeps its
+issuer busy for one issue (``Target.alu_cycles``).  A wave issues a site as often
+as its busiest lane executes it (see :mod:`analyzers.simd`), so::
+
+    cycles(site) = sum over waves of issues(wave, site) x cycles_per_issue(opclass)
+
+Work-groups go to compute units round-robin (packed tasks likewise); each unit
+spreads its cycles over its issuers, but a unit can only keep as many issuers
+busy as it has resident waves.  The launch's ALU time is the busiest unit's.
+Builds with ``-cl-fast-relaxed-math`` (or ``-cl-finite-math-only``) use the
+target's fast variants (``extra.alu_cycles_fast_math``) where it has them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .geometry import LaunchGeometry
+from .simd import WaveLayout, wave_group
+
+MATH_DEFAULT = "math_default"
+FAST_MATH_KEY = "alu_cycles_fast_math"
+
+
+def cycles_table(target, fast_math: bool) -> dict[str, float]:
+    """The target's cycles-per-issue table, with fast-math variants applied when asked."""
+    table = {k: float(v) for k, v in target.alu_cycles.items()}
+    if fast_math:
+        fast = target.extra.get(FAST_MATH_KEY) or {}
+        table.update({k: float(v) for k, v in fast.items()})
+    return table
+
+
+def cost_of(opclass: str, table: dict[str, float]) -> tuple[float, str]:
+    """Cycles per issue of ``opclass`` and the table key that priced it.
+
+    Unlisted ``math_<builtin>`` classes take ``math_default``; anything else
+    unlisted takes ``other``.
+    """
+    if opclass in table:
+        return table[opclass], opclass
+    key = MATH_DEFAULT if opclass.startswith("math_") else "other"
+    return table.get(key, 0.0), key
+
+
+def cu_of_waves(wave: np.ndarray, layout: WaveLayout, compute_units: int) -> np.ndarray:
+    """Compute unit of each wave: work-groups (or packed tasks) dealt round-robin."""
+    if layout.packed:
+        return wave % compute_units
+    return wave_group(wave, layout) % compute_units
+
+
+@dataclass(frozen=True)
+class AluResult:
+    """ALU issue cost of one launch on one target."""
+
+    cycles: float               # issue cycles summed over every wave (whole launch)
+    cycles_busiest_cu: float    # issue cycles on the most loaded compute unit
+    active_cus: int
+    issuers_used: int           # issuers per unit that resident waves can keep busy
+    time_s: float
+    fast_math: bool
+    priced_by_fallback: tuple[str, ...]
+    per_site: pd.DataFrame      # site, opclass, issues, cycles_per_issue, alu_cycles
+
+    def to_dict(self) -> dict:
+        return {"cycles": self.cycles, "cycles_busiest_cu": self.cycles_busiest_cu,
+                "active_cus": self.active_cus, "issuers_used": self.issuers_used,
+                "time_s": self.time_s, "fast_math": self.fast_math,
+                "priced_by_fallback": list(self.priced_by_fallback)}
+
+
+def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, target,
+             resident_waves_per_cu: float | None = None) -> AluResult:
+    """Issue cycles and time of one launch from its per-wave issue counts (:func:`simd.wave_issues`).
+
+    ``resident_waves_per_cu`` (from :mod:`analyzers.occupancy`) caps the issuers a
+    unit can use; without it every issuer is assumed busy.
+    """
+    table = cycles_table(target, geo.fast_math)
+    scale = geo.sample_scale
+    cus = int(target.compute_units)
+    issuers = int(getattr(target.simd, "issuers_per_cu", 1) or 1)
+    if resident_waves_per_cu is not None:
+        issuers = max(1, min(issuers, int(np.ceil(resident_waves_per_cu))))
+    clock_hz = float(target.clock_mhz) * 1e6
+    if issues.empty:
+        empty = pd.DataFrame(columns=["site", "opclass", "issues", "cycles_per_issue", "alu_cycles"])
+        return AluResult(0.0, 0.0, 0, issuers, 0.0, geo.fast_math, (), empty)
+
+    names = list(issues["opclass"].cat.categories) if hasattr(issues["opclass"], "cat") \
+        else sorted(set(issues["opclass"]))
+    priced = {n: cost_of(str(n), table) for n in names}
+    fallback = tuple(sorted(n for n, (_, k) in priced.items() if k != n))
+    cost = issues["opclass"].map({n: c for n, (c, _) in priced.items()}).astype(float).to_numpy()
+    cyc = issues["issues"].to_numpy() * cost
+
+    wave = issues["wave"].to_numpy()
+    cu = cu_of_waves(wave, layout, cus)
+    per_cu = np.bincount(cu, weights=cyc, minlength=cus)
+    total = float(cyc.sum()) * scale
+    if scale > 1.0:
+        # Sampled: spread the estimated total over the units the whole launch keeps busy.
+        work_units = layout.waves if layout.packed else (geo.total_groups or geo.num_groups)
+        units = max(1, min(cus, work_units))
+        busiest = total / units
+    else:
+        units = int(np.count_nonzero(per_cu))
+        busiest = float(per_cu.max())
+    time_s = busiest / issuers / clock_hz
+
+    site = issues.assign(alu_cycles=cyc * scale, issues=issues["issues"] * scale)
+    per_site = site.groupby(["site", "opclass"], observed=True, sort=True).agg(
+        issues=("issues", "sum"), alu_cycles=("alu_cycles", "sum")).reset_index()
+    per_site["opclass"] = per_site["opclass"].astype(str)
+    per_site["cycles_per_issue"] = per_site["opclass"].map(lambda n: priced[n][0]).astype(float)
+    return AluResult(total, busiest, units, issuers, time_s, geo.fast_math, fallback,
+                     per_site[["site", "opclass", "issues", "cycles_per_issue", "alu_cycles"]])

@@ -1,0 +1,223 @@
+"""SIMD utilisation: how many lanes of each wave do useful work.
+
+Two things waste lanes.  *Partial waves*: a work-group whose size is not a
+multiple of the wave width leaves the last wave of every work-group partly
+empty (PowerVR can instead pack several small work-groups into one task).
+*Divergence*: lanes of a wave that skip a branch sit idle while the others run
+it, because a wave issues an instruction as often as its busiest lane needs it.
+
+Both show up in one number per site, computed from the trace's per-lane
+instruction counts::
+
+    utilization = lane executions / (issues x width)
+
+where ``issues`` sums, over the waves, the largest count of any lane of the wave.
+Everything here is vectorised over the ``instructions`` table; nothing loops over
+rows in Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .geometry import LaunchGeometry
+
+
+@dataclass(frozen=True)
+class WaveLayout:
+    """How one launch's work-items map onto the waves of one target."""
+
+    width: int
+    work_group_size: int
+    #: Waves one (full) work-group occupies; 1 when work-groups are packed.
+    waves_per_group: int
+    #: Work-groups sharing one wave; above 1 only when small groups are packed.
+    groups_per_wave: int
+    #: Lanes reserved for one work-group inside a packed wave.
+    slot_items: int
+    packed: bool
+    #: Packing would apply but the kernel has barriers and no compile-time work-group size.
+    packing_blocked_by_barrier: bool
+    waves: int
+    items: int
+
+    @property
+    def lanes(self) -> int:
+        return self.waves * self.width
+
+    @property
+    def idle_lanes(self) -> int:
+        return self.lanes - self.items
+
+    @property
+    def partial_wave_utilization(self) -> float:
+        """Share of the launch's lanes that hold a work-item (1.0: no partial waves)."""
+        return self.items / self.lanes if self.lanes else 0.0
+
+    @property
+    def idle_lanes_per_group(self) -> int:
+        """Lanes left empty by one full work-group (its share of a packed wave when packed)."""
+        if self.packed:
+            return self.slot_items - self.work_group_size
+        return self.waves_per_group * self.width - self.work_group_size
+
+    def to_dict(self) -> dict:
+        return {
+            "width": self.width, "work_group_size": self.work_group_size,
+            "waves_per_work_group": self.waves_per_group, "work_groups_per_wave": self.groups_per_wave,
+            "packed": self.packed, "packing_blocked_by_barrier": self.packing_blocked_by_barrier,
+            "waves": self.waves, "lanes": self.lanes, "idle_lanes": self.idle_lanes,
+            "idle_lanes_per_work_group": self.idle_lanes_per_group,
+            "partial_wave_utilization": self.partial_wave_utilization,
+        }
+
+
+def _next_pow2(n: int) -> int:
+    return 1 << max(int(n) - 1, 0).bit_length()
+
+
+def wave_layout(geo: LaunchGeometry, target) -> WaveLayout:
+    """Split the launch's work-groups into waves of ``target.simd.width``.
+
+    Work-groups of at most ``simd.pack_small_groups_up_to`` items share a wave,
+    each taking a power-of-two slot of lanes (no smaller than the target's
+    ``extra.pack_slot_min_items`` when given).  A kernel with barriers whose
+    work-group size is not fixed at compile time gets one work-group per wave,
+    since the scheduler cannot then keep the groups' barriers apart.
+    """
+    width = int(target.simd.width)
+    size = max(geo.work_group_size, 1)
+    limit = int(target.simd.pack_small_groups_up_to or 0)
+    slot = max(_next_pow2(size), int(target.extra.get("pack_slot_min_items", 1) or 1))
+    could_pack = 0 < size <= limit and slot < width and width % slot == 0
+    blocked = could_pack and geo.has_barrier and not geo.compile_time_work_group_size
+    packed = could_pack and not blocked
+    hist = geo.group_size_histogram()
+    groups = sum(n for _, n in hist)
+    if packed:
+        per_wave = width // slot
+        waves = -(-groups // per_wave)
+        return WaveLayout(width, size, 1, per_wave, slot, True, False, waves, geo.items)
+    waves = sum(n * -(-s // width) for s, n in hist)
+    return WaveLayout(width, size, -(-size // width), 1, size, False, blocked, waves, geo.items)
+
+
+def wave_ids(group: np.ndarray, item: np.ndarray, layout: WaveLayout) -> np.ndarray:
+    """Wave of each (work-group, item): linear local id order, packed groups side by side."""
+    group = group.astype(np.int64, copy=False)
+    if layout.packed:
+        return group // layout.groups_per_wave
+    return group * layout.waves_per_group + item.astype(np.int64) // layout.width
+
+
+def wave_group(wave: np.ndarray, layout: WaveLayout) -> np.ndarray:
+    """First work-group of each wave (used to place waves on compute units)."""
+    if layout.packed:
+        return wave * layout.groups_per_wave
+    return wave // layout.waves_per_group
+
+
+def _codes(col: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
+    if not pa.types.is_dictionary(col.type):
+        col = pc.dictionary_encode(col)
+    arr = col.unify_dictionaries().combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    return arr.indices.to_numpy(zero_copy_only=False).astype(np.int64), arr.dictionary.to_pylist()
+
+
+def wave_issues(instructions: pa.Table, layout: WaveLayout) -> pd.DataFrame:
+    """Per (wave, site, opclass): ``issues`` (busiest lane's count) and ``lane_executions``.
+
+    ``instructions`` holds the rows of one launch.  One int64 key per row and a
+    hash group-by keep this linear in the table's length.
+    """
+    cols = ["wave", "site", "opclass", "issues", "lane_executions"]
+    if instructions.num_rows == 0:
+        return pd.DataFrame({c: pd.Series(dtype="int64") for c in cols})
+    group = instructions["group"].to_numpy()
+    item = instructions["item"].to_numpy()
+    site = instructions["site"].to_numpy().astype(np.int64)
+    count = instructions["count"].to_numpy()
+    op, names = _codes(instructions["opclass"])
+    wave = wave_ids(group, item, layout)
+    n_ops = max(len(names), 1)
+    site_lo = int(site.min())
+    n_sites = int(site.max()) - site_lo + 1
+    key = (wave * n_sites + (site - site_lo)) * n_ops + op
+    agg = pd.DataFrame({"key": key, "count": count}).groupby("key", sort=True)["count"].agg(["max", "sum"])
+    k = agg.index.to_numpy()
+    out = pd.DataFrame({
+        "wave": k // (n_sites * n_ops),
+        "site": (k // n_ops) % n_sites + site_lo,
+        "opclass": pd.Categorical.from_codes(k % n_ops, categories=names),
+        "issues": agg["max"].to_numpy(),
+        "lane_executions": agg["sum"].to_numpy(),
+    })
+    return out
+
+
+def site_utilization(issues: pd.DataFrame, width: int) -> pd.DataFrame:
+    """Per (site, opclass): issues, lane executions, waves that issued it and utilisation."""
+    if issues.empty:
+        return pd.DataFrame(columns=["site", "opclass", "issues", "lane_executions", "waves_issued",
+                                     "utilization"])
+    g = issues.groupby(["site", "opclass"], observed=True, sort=True)
+    out = g.agg(issues=("issues", "sum"), lane_executions=("lane_executions", "sum"),
+                waves_issued=("issues", "size")).reset_index()
+    out["opclass"] = out["opclass"].astype(str)
+    out["utilization"] = out["lane_executions"] / (out["issues"] * width)
+    return out
+
+
+@dataclass(frozen=True)
+class SimdResult:
+    """SIMD utilisation of one launch on one target."""
+
+    layout: WaveLayout
+    #: Lane executions / (issues x width) over every instruction; falls back to
+    #: the partial-wave figure when the trace has no instruction counts.
+    utilization: float
+    #: Utilisation if no lane diverged: the partial-wave share of busy lanes.
+    partial_wave_utilization: float
+    #: Utilisation lost to divergence alone (utilization / partial_wave_utilization).
+    divergence_efficiency: float
+    issues: int
+    lane_executions: int
+    source: str            # "instructions" | "geometry"
+    per_site: pd.DataFrame
+
+    def to_dict(self) -> dict:
+        d = self.layout.to_dict()
+        d.update(utilization=self.utilization, divergence_efficiency=self.divergence_efficiency,
+                 issues=self.issues, lane_executions=self.lane_executions, source=self.source)
+        return d
+
+
+def simd_utilization(geo: LaunchGeometry, target, instructions: pa.Table | None = None,
+                     issues: pd.DataFrame | None = None) -> SimdResult:
+    """SIMD utilisation of one launch: partial waves from the geometry, divergence from the counts.
+
+    Pass the launch's ``instructions`` rows (or their :func:`wave_issues` when
+    already computed).  Counts are those of the recorded work-groups; a ratio
+    needs no sampling correction.
+    """
+    layout = wave_layout(geo, target)
+    if issues is None:
+        issues = wave_issues(instructions if instructions is not None else _EMPTY, layout)
+    per_site = site_utilization(issues, layout.width)
+    pw = layout.partial_wave_utilization
+    if per_site.empty:
+        return SimdResult(layout, pw, pw, 1.0, 0, 0, "geometry", per_site)
+    n_issue = int(per_site["issues"].sum())
+    n_exec = int(per_site["lane_executions"].sum())
+    util = n_exec / (n_issue * layout.width) if n_issue else pw
+    return SimdResult(layout, util, pw, util / pw if pw else 0.0, n_issue, n_exec, "instructions", per_site)
+
+
+_EMPTY = pa.table({"group": pa.array([], pa.int64()), "item": pa.array([], pa.int32()),
+                   "site": pa.array([], pa.int32()), "opclass": pa.array([], pa.string()),
+                   "count": pa.array([], pa.int64())})
