@@ -1,0 +1,87 @@
+"""ALU cost: issue cycles per site and launch, fast-relaxed math, units, issuers and sampling."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from exec_model_helpers import KernelBuilder, make_target
+
+from analyzers.alu import alu_cost, cost_of, cycles_table
+from analyzers.geometry import launch_geometries
+from analyzers.simd import wave_issues, wave_layout
+from tracekit.targets import load_target
+
+
+def run(builder, target, resident=None):
+    tr = builder.trace()
+    (g,), _ = launch_geometries(tr)
+    lay = wave_layout(g, target)
+    return alu_cost(wave_issues(tr.instructions, lay), g, lay, target, resident)
+
+
+@pytest.fixture(scope="module")
+def powervr():
+    return load_target("powervr-g6400")
+
+
+def test_fma_chain_cycles_and_time_on_g6400(powervr):
+    b = KernelBuilder("fma", 1024, 32).count(1, "fp32_fma", 64)
+    r = run(b, powervr)
+    # 32 tasks x 64 issues x 1 cycle, dealt to 4 USCs: 8 tasks each.
+    assert r.cycles == 32 * 64 and r.cycles_busiest_cu == 8 * 64 and r.active_cus == 4
+    assert r.time_s == pytest.approx(512 / 500e6)
+    row = r.per_site.iloc[0]
+    assert (row["site"], row["opclass"], row["issues"], row["alu_cycles"]) == (1, "fp32_fma", 2048, 2048)
+
+
+def test_division_costs_follow_the_guide_and_fast_math(powervr):
+    # The guide: float divide 4 cycles per 16 lanes by default, 2 with fast-relaxed math;
+    # integer divide 30.  A 32-thread task is two halves, so twice that per issue.
+    assert cost_of("fp32_div", cycles_table(powervr, False))[0] == 8
+    assert cost_of("fp32_div", cycles_table(powervr, True))[0] == 4
+    assert cost_of("int_div", cycles_table(powervr, False))[0] == 60
+    slow = run(KernelBuilder("d", 32, 32).count(1, "fp32_div", 10), powervr)
+    fast = run(KernelBuilder("d", 32, 32, build_options="-cl-fast-relaxed-math").count(1, "fp32_div", 10),
+               powervr)
+    assert slow.cycles == 80 and fast.cycles == 40 and fast.fast_math and not slow.fast_math
+
+
+def test_unlisted_math_builtin_takes_math_default():
+    t = make_target(alu={"math_sin": 20.0, "math_default": 50.0})
+    assert cost_of("math_sin", t.alu_cycles) == (20.0, "math_sin")
+    assert cost_of("math_erfc", t.alu_cycles) == (50.0, "math_default")
+    r = run(KernelBuilder("m", 32, 32).count(1, "math_erfc", 2), t)
+    assert r.cycles == 100 and r.priced_by_fallback == ("math_erfc",)
+
+
+def test_divergent_branch_costs_as_much_as_the_full_branch():
+    t = make_target(width=32)
+    lane = np.arange(256) % 32
+    one = run(KernelBuilder("b", 256, 64).count(2, "fp32_fma", np.where(lane == 0, 100, 0)), t)
+    allx = run(KernelBuilder("b", 256, 64).count(2, "fp32_fma", 100), t)
+    assert one.cycles == allx.cycles == 8 * 100 and one.time_s == allx.time_s
+
+
+def test_few_work_groups_use_few_units():
+    t = make_target(width=32, cus=4)
+    r = run(KernelBuilder("k", 64, 64).count(1, "fp32_add", 10), t)
+    assert r.active_cus == 1 and r.cycles_busiest_cu == 20 and r.cycles == 20
+
+
+def test_issuers_are_limited_by_resident_waves():
+    t = make_target(width=32, cus=1, issuers=4, clock_mhz=1000)
+    b = KernelBuilder("k", 32 * 8, 32).count(1, "fp32_add", 100)
+    full = run(b, t)
+    assert full.issuers_used == 4 and full.time_s == pytest.approx(800 / 4 / 1e9)
+    one = run(b, t, resident=1)
+    assert one.issuers_used == 1 and one.time_s == pytest.approx(800 / 1e9)
+
+
+def test_sampled_trace_scales_to_the_whole_launch():
+    t = make_target(width=32, cus=4)
+    meta = {"sampling": {"total_groups": 64, "groups_recorded": 8, "seed": 1}}
+    b = KernelBuilder("k", 8 * 32, 32, metadata=meta).count(1, "fp32_add", 5)
+    b.launch_row["global_size"] = [64 * 32, 1, 1]
+    r = run(b, t)
+    assert r.cycles == 64 * 5 and r.cycles_busiest_cu == 16 * 5
+    assert r.per_site["issues"].iloc[0] == 64 * 5
