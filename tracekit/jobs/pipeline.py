@@ -67,7 +67,10 @@ def process_trace(path: str | os.PathLike, targets: list, formats: tuple[str, ..
     """
     from analyzers import analyze
 
+    from ..targets import load_target
+
     path, out_dir = Path(path), Path(out_dir)
+    targets = [load_target(t) if isinstance(t, (str, os.PathLike)) else t for t in targets]
     trace = open_trace(path)
     launches = trace.launches.select(["kernel", "launch"]).to_pylist()
     if not launches:

@@ -104,8 +104,13 @@ def run_jobs(jobs: JobsFile, *, only: list[str] | None = None, force: bool = Fal
                 log(f"run {rid} was interrupted; finishing its work now")
             summary.run_id = ledger.start_run(str(jobs.path), __version__)
             log(f"run {summary.run_id} started: {len(selected)} job(s), ledger {jobs.ledger}")
-            for job in selected:
-                _run_job(job, ledger, summary, force=force, retry_failed=retry_failed, log=log)
+            try:
+                for job in selected:
+                    _run_job(job, ledger, summary, force=force, retry_failed=retry_failed, log=log)
+            except BaseException:
+                ledger.finish_run(summary.run_id, "aborted", {"processed": summary.processed,
+                                  "skipped": summary.skipped, "failed": 0, "regressions": 0})
+                raise
             summary.failed, summary.regressions = ledger.claim_unreported(summary.run_id)
             ledger.finish_run(summary.run_id, summary.status, {
                 "processed": summary.processed, "skipped": summary.skipped,
