@@ -1,0 +1,211 @@
+"""The report model: the small, explicit data a report template reads.
+
+Templates never see analyzer objects.  :func:`tracekit.report.build.build_report_model`
+turns a trace summary, per-target analysis results and rule findings into these
+dataclasses; the templates only format them.  Keeping this layer thin and flat
+means an analyzer can change its internals without touching a template, and a
+test can build a report from a hand-written fixture.
+
+Every string in here may come from an untrusted trace (kernel names, source
+text, file names); the templates escape all of it (autoescape is on everywhere).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+#: Verdict words the model produces; anything else is shown as "unknown".
+VERDICTS = ("alu", "memory", "latency")
+#: Severity order used to sort findings, most urgent first.
+SEVERITIES = ("critical", "high", "medium", "low", "info")
+
+
+@dataclass
+class TargetInfo:
+    """One target GPU, as named in the report header and comparison."""
+
+    name: str
+    vendor: str = ""
+    family: str = ""
+    description: str = ""
+    compute_units: int | None = None
+    clock_mhz: float | None = None
+    simd_width: int | None = None
+    dram_gb_per_s: float | None = None
+
+
+@dataclass
+class CacheView:
+    level: str
+    hit_rate: float | None
+    hits: int | None = None
+    misses: int | None = None
+
+
+@dataclass
+class SourceLine:
+    number: int
+    text: str
+    hot: bool = False
+
+
+@dataclass
+class HotSite:
+    """One source line the model spends time on, with the code around it."""
+
+    file: str
+    line: int
+    share: float                 # fraction of the launch's cost attributed to the line
+    cost_label: str              # what ``share`` measures ("transactions", "lane executions")
+    detail: str = ""             # short per-line evidence (requests, transactions per request)
+    code: list[SourceLine] = field(default_factory=list)
+
+
+@dataclass
+class FindingView:
+    """One checklist item (a rule that fired on one kernel launch on one target)."""
+
+    rule_id: str
+    title: str
+    severity: str
+    target: str
+    kernel: str
+    launch: int
+    evidence: list[tuple[str, str]]
+    sites: list[tuple[str, int]]
+    fix: str
+    citation: str
+    gain_s: float | None = None        # estimated time saved, seconds
+    gain_fraction: float | None = None  # of the launch's estimated time
+
+
+@dataclass
+class ChecklistItem:
+    """One rule that fired on a kernel launch, with its evidence on each target it fired for."""
+
+    rule_id: str
+    title: str
+    severity: str
+    fix: str
+    findings: list[FindingView]
+
+    @property
+    def targets(self) -> list[str]:
+        return [f.target for f in self.findings]
+
+    @property
+    def citations(self) -> list[str]:
+        return list(dict.fromkeys(f.citation for f in self.findings if f.citation))
+
+    @property
+    def best_gain_s(self) -> float | None:
+        gains = [f.gain_s for f in self.findings if f.gain_s is not None]
+        return max(gains) if gains else None
+
+
+@dataclass
+class RooflineView:
+    """Inputs of one roofline chart (all rates per second)."""
+
+    peak_ops_per_s: float | None
+    roofs: list[tuple[str, float]]     # (level, bytes per second), nearest level first
+    intensity: float | None            # ops per DRAM byte
+    achieved_ops_per_s: float | None
+    ops: float | None
+
+
+@dataclass
+class LaunchOnTarget:
+    """The analysis of one kernel launch on one target, as the report shows it."""
+
+    target: str
+    verdict: str = "unknown"
+    error: str | None = None
+    time_s: float | None = None
+    times: list[tuple[str, float]] = field(default_factory=list)   # (component, seconds)
+    requests: int | None = None
+    transactions: int | None = None
+    transactions_per_request: float | None = None
+    caches: list[CacheView] = field(default_factory=list)
+    dram_bytes: int | None = None
+    local_requests: int | None = None
+    local_cycles: float | None = None
+    conflict_degree_mean: float | None = None
+    conflict_histogram: list[tuple[str, float]] = field(default_factory=list)
+    simd_utilization: float | None = None
+    occupancy: float | None = None          # resident waves / maximum
+    resident_waves: float | None = None
+    max_waves: float | None = None
+    occupancy_limiter: str = ""
+    coalescing_sites: list[tuple[str, float]] = field(default_factory=list)   # (file:line, tx/request)
+    ideal_transactions_per_request: float | None = None
+    bank_sites: list[tuple[str, float]] = field(default_factory=list)         # (file:line, degree)
+    roofline: RooflineView | None = None
+    hot_sites: list[HotSite] = field(default_factory=list)
+    evidence: list[tuple[str, str]] = field(default_factory=list)
+    findings: list[FindingView] = field(default_factory=list)
+
+    @property
+    def top_finding(self) -> FindingView | None:
+        return self.findings[0] if self.findings else None
+
+
+@dataclass
+class KernelSection:
+    """One kernel launch and its analysis on every target."""
+
+    kernel: str
+    launch: int
+    global_size: str = ""
+    local_size: str = ""
+    local_mem_bytes: int | None = None
+    build_options: str = ""
+    device: str = ""
+    results: list[LaunchOnTarget] = field(default_factory=list)
+
+    @property
+    def anchor(self) -> str:
+        """A fragment id made only of safe characters (the kernel name is untrusted)."""
+        return f"launch-{self.launch}"
+
+    @property
+    def time_by_target(self) -> list[tuple[str, float]]:
+        return [(r.target, r.time_s) for r in self.results if r.time_s is not None]
+
+    @property
+    def checklist(self) -> list[ChecklistItem]:
+        """Findings grouped by rule (one checkbox per fix), most urgent rule first.
+
+        Within a rule, findings keep the report's target order.
+        """
+        groups: dict[str, list[FindingView]] = {}
+        for f in (f for r in self.results for f in r.findings):
+            groups.setdefault(f.rule_id, []).append(f)
+        ordered = sorted(groups.values(), key=lambda fs: min(_finding_order(f) for f in fs))
+        tops = [min(fs, key=_finding_order) for fs in ordered]
+        return [ChecklistItem(rule_id=t.rule_id, title=t.title, severity=t.severity, fix=t.fix, findings=fs)
+                for t, fs in zip(tops, ordered, strict=True)]
+
+
+@dataclass
+class ReportModel:
+    title: str
+    trace_path: str
+    tool_version: str
+    targets: list[TargetInfo]
+    kernels: list[KernelSection]
+    assumptions: list[tuple[str, str]]
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _finding_order(f: FindingView) -> tuple:
+    sev = SEVERITIES.index(f.severity) if f.severity in SEVERITIES else len(SEVERITIES)
+    return (sev, -(f.gain_s or 0.0), f.rule_id, f.target)
+
+
+def sort_findings(findings: list[FindingView]) -> list[FindingView]:
+    """Most severe first, then largest estimated gain; stable and deterministic."""
+    return sorted(findings, key=_finding_order)
