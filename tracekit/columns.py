@@ -220,7 +220,8 @@ def first_unordered(keys: list[np.ndarray], previous: tuple | None = None, *,
     if n == 0:
         return None
     if previous is not None:
-        keys = [np.concatenate([[p], k]).astype(k.dtype, copy=False) for p, k in zip(previous, keys)]
+        keys = [np.concatenate([np.asarray([p], dtype=k.dtype), k])
+                for p, k in zip(previous, keys, strict=True)]
     greater = np.zeros(len(keys[0]) - 1, dtype=bool)
     equal = np.ones(len(keys[0]) - 1, dtype=bool)
     for k in keys:

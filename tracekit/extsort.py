@@ -63,7 +63,7 @@ def buckets(counts: pd.Series, budget_rows: int) -> list[tuple[tuple[int, int], 
     keys = counts.index
     starts = np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]])
     ends = np.r_[starts[1:] - 1, len(n) - 1]
-    return [(tuple(map(int, keys[s])), tuple(map(int, keys[e]))) for s, e in zip(starts, ends)]
+    return [(tuple(map(int, keys[s])), tuple(map(int, keys[e]))) for s, e in zip(starts, ends, strict=True)]
 
 
 def _select(t: pa.Table, lo: tuple[int, int], hi: tuple[int, int]) -> pa.Table:

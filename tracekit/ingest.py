@@ -132,6 +132,8 @@ def make_plan(src: str | os.PathLike, *, mapping: dict[str, str] | str | None = 
         raise TraceFormatError(f"unknown preset '{preset}' (known: {', '.join(PRESETS)})")
     pre = PRESETS[preset] if preset else DEFAULT
     mapping = parse_map(mapping) if isinstance(mapping, str) or mapping is None else dict(mapping)
+    if delimiter is not None and delimiter.lower() in ("tab", "\\t"):
+        delimiter = "\t"
     source = open_source(path, delimiter=delimiter)
     cols = resolve_columns(source.columns, mapping, pre, path)
     plan = Plan(source=source, columns=cols, preset=pre, kernel=kernel)
@@ -289,6 +291,7 @@ class Converter:
         pos = self.lookup.positions(launch_np, row0, self.plan.source.where)
         out["group"] = self._linear(batch, "group", row0, pos, self.lookup.groups, pa.int64())
         out["item"] = self._linear(batch, "item", row0, pos, self.lookup.local, pa.int32())
+        self._check_range(out, pos, row0)
         if "kernel" in cols:
             out["kernel"] = self._kernel(batch.column(cols["kernel"]), cols["kernel"], row0)
         else:
@@ -312,6 +315,24 @@ class Converter:
         self.rows += n
         return table
 
+    def _check_range(self, out: dict, pos: np.ndarray, row0: int) -> None:
+        """item below the work-group size and group below the number of groups, when sizes are known."""
+        lk = self.lookup
+        if lk.local is None:
+            return
+        for name, limit, what in (("item", lk.local.prod(axis=1), "work-group size"),
+                                  ("group", lk.groups.prod(axis=1), "number of work-groups")):
+            values = out[name].to_numpy()
+            over = values >= limit[pos]
+            if over.any():
+                i = int(np.flatnonzero(over)[0])
+                row = row0 + i + 1
+                col = self.plan.columns.get(name, self.plan.columns.get(f"{name}_x", name))
+                raise TraceFormatError(
+                    f"{name} {values[i]} is outside the launch's {what} ({limit[pos[i]]}); expected 0 to "
+                    f"{limit[pos[i]] - 1}{self.plan.source.where(row)}", path=str(self.plan.source.path),
+                    row=row, column=col)
+
     def _derive_seq(self, launch: np.ndarray, out: dict) -> pa.Array:
         """Number each work-item's accesses 0, 1, 2 ... in file order, across batches."""
         idx = pd.MultiIndex.from_arrays([launch, out["group"].to_numpy(), out["item"].to_numpy()])
@@ -328,7 +349,7 @@ class Converter:
 
     def _track(self, table: pa.Table, row0: int) -> None:
         pairs = table.select(["launch", "kernel"]).group_by(["launch", "kernel"]).aggregate([])
-        self.pairs.update(zip(pairs["launch"].to_pylist(), pairs["kernel"].to_pylist()))
+        self.pairs.update(zip(pairs["launch"].to_pylist(), pairs["kernel"].to_pylist(), strict=True))
         if self.ordered:
             keys = [table[c].to_numpy() for c in ("launch", "group", "item", "seq")]
             if first_unordered(keys, self._last) is not None:
@@ -405,12 +426,21 @@ def _finish(writer: TraceWriter, conv: Converter, plan: Plan) -> None:
             writer.write_instructions(batch)
 
 
-def read_csv_trace(path: str | os.PathLike, **options) -> Trace:
-    """Read a CSV (or any ingestible file) into an in-memory :class:`Trace` (sorted canonically)."""
+def is_csv_path(path: str | os.PathLike) -> bool:
+    """True for names ingest reads as delimited text (.csv, .tsv, .txt, optionally .gz)."""
+    return Path(path).name.lower().endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt", ".txt.gz"))
+
+
+def read_csv_trace(path: str | os.PathLike, *, sort: bool = True, **options) -> Trace:
+    """Read a CSV (or any ingestible file) into an in-memory :class:`Trace`.
+
+    Rows are sorted into canonical order unless ``sort=False`` (the validator keeps
+    file order so that its row numbers are the file's).
+    """
     plan = make_plan(path, **options)
     conv = Converter(plan)
     accesses = pa.concat_tables(list(conv.tables()))
-    if not conv.ordered:
+    if sort and not conv.ordered:
         accesses = accesses.sort_by([(c, "ascending") for c in ("launch", "group", "item", "seq")])
     from .store import conform
     tables = {"accesses": conform(accesses, "accesses")}

@@ -41,7 +41,7 @@ class Source:
 
     def where(self, row: int) -> str:
         """Extra location text for a 1-based data row (the CSV line, header being line 1)."""
-        return f" (line {row + 1} of the file)" if self.kind == "csv" else ""
+        return f" (file line {row + 1})" if self.kind == "csv" else ""
 
     def batches(self, columns: list[str], batch_rows: int = 1 << 20) -> Iterator[pa.RecordBatch]:
         if self.kind == "parquet":
@@ -62,10 +62,7 @@ class Source:
                 convert_options=pacsv.ConvertOptions(
                     include_columns=columns, column_types={c: pa.string() for c in columns},
                     strings_can_be_null=False, quoted_strings_can_be_null=False))
-            for batch in reader:
-                yield batch
-        except StopIteration:
-            return
+            yield from reader
         except (pa.ArrowInvalid, OSError, EOFError) as exc:
             raise TraceFormatError(f"cannot be read as {'gzip-compressed ' if self.compression else ''}"
                                    f"CSV: {_first_line(exc)}", path=str(self.path)) from None
@@ -95,7 +92,8 @@ def open_source(path: str | Path, *, delimiter: str | None = None) -> Source:
         head = fh.read(4)
     if path.suffix.lower() == ".parquet" or head == b"PAR1":
         src = _parquet_source(path)
-        meta = src._pf.schema_arrow.metadata or {}
+        meta = dict(src._pf.schema_arrow.metadata or {})
+        meta.update(src._pf.metadata.metadata or {})
         if any(k.startswith(store.META_PREFIX) for k in meta):
             src.embedded = store.small_tables_from_parquet_metadata(path, meta)
         return src

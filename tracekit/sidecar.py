@@ -61,7 +61,7 @@ def parse_dims(text: str | int | list | tuple, *, what: str, where: str = "") ->
 
 def num_groups(global_size: list[int], local_size: list[int]) -> list[int]:
     """Work-groups per dimension (a partial last group counts, as OpenCL 2 allows)."""
-    return [math.ceil(g / max(lsz, 1)) for g, lsz in zip(global_size, local_size)]
+    return [math.ceil(g / max(lsz, 1)) for g, lsz in zip(global_size, local_size, strict=True)]
 
 
 def load_sidecar(path: Path) -> tuple[pa.Table, pa.Table | None]:

@@ -25,15 +25,21 @@ from .errors import TraceFormatError
 
 def _open_parquet(path: Path) -> pq.ParquetFile:
     try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError as exc:
+        raise TraceFormatError(f"cannot be opened ({exc.strerror})", path=str(path)) from None
+    if not head:
+        raise TraceFormatError("is empty (0 bytes), not a Parquet file", path=str(path))
+    if head != b"PAR1":
+        raise TraceFormatError("is not a Parquet file (it does not start with the Parquet magic bytes "
+                               "PAR1); CSV exports are converted with `tracekit ingest`", path=str(path))
+    try:
         return pq.ParquetFile(path)
     except (pa.ArrowInvalid, OSError) as exc:
-        msg = str(exc)
-        if "magic" in msg.lower() or "not a parquet" in msg.lower():
-            why = "is not a Parquet file (no Parquet magic bytes)"
-        elif "size" in msg.lower() or "footer" in msg.lower() or "truncat" in msg.lower():
-            why = "is truncated or damaged: its Parquet footer cannot be read"
-        else:
-            why = f"cannot be read as Parquet ({msg})"
+        # It starts like Parquet, so the end (footer) is what is missing or damaged.
+        why = ("is truncated or damaged: it starts like a Parquet file but its footer (at the end of "
+               f"the file) cannot be read ({str(exc).strip().splitlines()[0]})")
         raise TraceFormatError(why, path=str(path)) from None
 
 
@@ -74,7 +80,10 @@ class Trace:
         if self._mem is not None:
             return {k: self._mem.get(k, schema.empty(k)) for k in ("launches", "sites", "instructions")}
         if self.layout == "parquet":
-            return store.small_tables_from_parquet_metadata(self.path, self._pf.schema_arrow.metadata)
+            # add_key_value_metadata() writes to the file footer, not the Arrow schema.
+            meta = dict(self._pf.schema_arrow.metadata or {})
+            meta.update(self._pf.metadata.metadata or {})
+            return store.small_tables_from_parquet_metadata(self.path, meta)
         out = {}
         for kind in ("launches", "sites", "instructions"):
             p = self._table_path(kind)
@@ -119,18 +128,20 @@ class Trace:
         return self._pf.metadata.num_rows
 
     def iter_batches(self, table: str = "accesses", *, columns: list[str] | None = None,
-                     batch_size: int = 1 << 20) -> Iterator[pa.RecordBatch]:
+                     batch_size: int = 1 << 20, cast: bool = True) -> Iterator[pa.RecordBatch]:
         """Stream a table in record batches of at most ``batch_size`` rows.
 
         Batches of ``accesses``/``instructions`` come in stored order and with the
-        canonical types of the columns asked for.
+        canonical types of the columns asked for.  ``cast=False`` hands over the
+        columns as stored, which lets the validator report a bad value by row
+        instead of failing on the first cast.
         """
         if table not in ("accesses", "instructions"):
             yield from self._small[table].to_batches(max_chunksize=batch_size)
             return
         target = schema.TABLES[table]
         if self._mem is not None or (table == "instructions" and self.layout == "parquet"):
-            t = self._mem[table] if self._mem is not None else self.instructions
+            t = self.accesses if table == "accesses" else self.instructions
             if columns:
                 t = t.select(columns)
             yield from t.to_batches(max_chunksize=batch_size)
@@ -140,10 +151,10 @@ class Trace:
         cols = columns or [f.name for f in target if f.name in present]
         sub = pa.schema([target.field(c) for c in cols])
         for batch in pf.iter_batches(batch_size=batch_size, columns=[c for c in cols if c in present]):
-            if batch.schema.equals(sub):
+            if not cast or batch.schema.equals(sub):
                 yield batch
             else:
-                yield _cast_batch(batch, sub)
+                yield _cast_batch(batch, sub, self.path)
 
     def to_pandas(self, table: str = "accesses"):
         """One table as a pandas DataFrame (``accesses`` by default)."""
@@ -181,15 +192,20 @@ class Trace:
                 f"<th>global</th><th>local</th><th>accesses</th><th>bytes</th></tr>{rows}</table></div>")
 
 
-def _cast_batch(batch: pa.RecordBatch, sub: pa.Schema) -> pa.RecordBatch:
+def _cast_batch(batch: pa.RecordBatch, sub: pa.Schema, path: Path) -> pa.RecordBatch:
     arrays = []
     for field in sub:
         col = batch.column(field.name)
         if col.type != field.type:
-            if pa.types.is_dictionary(field.type) and not pa.types.is_dictionary(col.type):
-                col = col.cast(pa.string()).dictionary_encode().cast(field.type)
-            else:
-                col = col.cast(field.type)
+            try:
+                if pa.types.is_dictionary(field.type) and not pa.types.is_dictionary(col.type):
+                    col = col.cast(pa.string()).dictionary_encode().cast(field.type)
+                else:
+                    col = col.cast(field.type)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                raise TraceFormatError(f"cannot be read as {field.type} ({exc})", path=str(path),
+                                       column=field.name,
+                                       hint=f"`tracekit validate {path}` names the first bad row") from None
         arrays.append(col)
     return pa.RecordBatch.from_arrays(arrays, schema=sub)
 
