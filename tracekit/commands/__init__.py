@@ -7,7 +7,9 @@ import typer
 
 def register_all(app: typer.Typer) -> None:
     from . import jobs as jobs_cmds
+    from . import targets as targets_cmds
     from . import trace as trace_cmds
 
     trace_cmds.register(app)
     jobs_cmds.register(app)
+    targets_cmds.register(app)

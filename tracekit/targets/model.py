@@ -30,6 +30,17 @@ class SimdSpec:
     #: Work-groups up to this many items may be packed into one wave (PowerVR
     #: packs 4/8/16-item groups into one 32-wide task); 0 means no packing.
     pack_small_groups_up_to: int = 0
+    #: Wave schedulers per compute unit that each issue one wave instruction at a
+    #: time (Intel: EUs per subslice; NVIDIA: SM sub-partitions; PowerVR: one USC).
+    issuers_per_cu: int = 1
+    #: ALU lanes behind one issuer for 32-bit float work; a wave of ``width`` items
+    #: needs ``width / lanes_per_issuer`` passes.  0 means equal to ``width``.
+    lanes_per_issuer: int = 0
+
+    @property
+    def lanes(self) -> int:
+        """ALU lanes per issuer, with the 0 default resolved to the wave width."""
+        return self.lanes_per_issuer or self.width
 
 
 @dataclass(frozen=True)
@@ -63,12 +74,16 @@ class LocalMemorySpec:
     read_broadcast: bool = True           # same-address reads in a bank do not conflict
     write_same_address_conflicts: bool = False  # Intel's strict rule: same-bank writes always conflict
     latency_cycles: float = 0.0
+    #: Cycles a conflict-free write takes relative to a read (PowerVR's common
+    #: store reads a row in one cycle but writes it in four).
+    write_cost_factor: float = 1.0
 
 
 @dataclass(frozen=True)
 class DramSpec:
     bandwidth_gb_per_s: float
     latency_ns: float
+    size_bytes: int = 0       # 0: not modelled (shared system memory)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,256 @@
+"""Target files: shipped ones load and cite every number; bad files fail with file, key and rule."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tracekit.cli import app
+from tracekit.errors import TargetError
+from tracekit.schema import OPCLASSES
+from tracekit.targets import list_targets, load_target, target_path
+from tracekit.targets.throughput import format_value, implied_alu_cycles, peak_throughput
+
+SHIPPED = list_targets()
+G6400 = target_path("powervr-g6400").read_text()
+
+
+def test_required_targets_are_shipped():
+    names = set(SHIPPED)
+    assert {"powervr-g6400", "nvidia-h200", "intel-hd530"} <= names
+    assert len(names) >= 3
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_target_loads_with_its_file_name(name):
+    t = load_target(name)
+    assert t.name == name
+    assert t.simd.width in t.simd.widths
+    for c in t.caches:
+        assert c.sets * c.line_bytes * c.ways == c.size_bytes
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_number_of_a_shipped_target_has_a_source(name):
+    t = load_target(name)
+    missing = [k for k in ("compute_units", "clock_mhz", "transaction_bytes") if k not in t.sources]
+    for sec in ("simd", "local_memory", "dram", "occupancy"):
+        missing += [f"{sec}.{f.name}" for f in fields(getattr(t, sec)) if f"{sec}.{f.name}" not in t.sources]
+    for c in t.caches:
+        missing += [f"caches.{c.name}.{f.name}" for f in fields(c)
+                    if f.name != "name" and f"caches.{c.name}.{f.name}" not in t.sources]
+    missing += [f"alu_cycles.{k}" for k in t.alu_cycles if f"alu_cycles.{k}" not in t.sources]
+    assert missing == []
+    assert all(s.strip() for s in t.sources.values())
+    # assumed values carry their reason in the assumptions table as well
+    for key, src in t.sources.items():
+        if src.startswith("assumed:"):
+            assert t.assumptions[key]
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_alu_cycles_cover_the_opclass_vocabulary(name):
+    t = load_target(name)
+    assert set(OPCLASSES) | {"math_default"} <= set(t.alu_cycles)
+
+
+def test_g6400_peak_table_equals_the_guide():
+    t = load_target("powervr-g6400")
+    got = [(r.unit, format_value(r.value)) for r in peak_throughput(t)]
+    assert got == [("GFLOPS", "192"), ("GFLOPS", "128"), ("GFLOPS", "64"), ("GFLOPS", "64"),
+                   ("GFLOPS", "8"), ("GFLOPS", "16"),
+                   ("GILOPS", "64"), ("GILOPS", "32"), ("GILOPS", "32"), ("GILOPS", "1.07")]
+    # the table is computed from 0.5 GHz x 4 USCs x 16 pipes, not stored
+    assert t.clock_mhz == 500 and t.compute_units == 4 and t.simd.lanes == 16
+    assert "peak_throughput" in t.extra and all("value" not in r for r in t.extra["peak_throughput"])
+
+
+def test_g6400_alu_cycles_agree_with_its_peak_table():
+    t = load_target("powervr-g6400")
+    implied = implied_alu_cycles(t)
+    assert set(implied) >= {"fp32_fma", "fp32_div", "int_div", "int_add"}
+    for op, cycles in implied.items():
+        assert t.alu_cycles[op] == pytest.approx(cycles), op
+
+
+def test_g6400_guide_numbers():
+    t = load_target("powervr-g6400")
+    assert t.simd.width == 32 and t.simd.pack_small_groups_up_to == 16
+    lm = t.local_memory
+    assert (lm.banks, lm.bank_width_bytes, lm.lanes_per_cycle) == (4, 16, 16)
+    assert all(c.line_bytes == 128 for c in t.caches)
+    # integer division: 30 cycles per lane instruction, a 32-thread task on 16 pipes
+    assert t.alu_cycles["int_div"] == 30 * 32 / 16
+    # float division: 4 cycles by default, 2 with fast-relaxed math
+    assert t.alu_cycles["fp32_div"] == 2 * t.extra["alu_cycles_fast_math"]["fp32_div"]
+    classes = t.extra["math_cost_classes"]
+    assert t.alu_cycles["math_sin"] == classes["low"]["cycles"]
+    assert t.alu_cycles["math_exp"] == classes["medium"]["cycles"]
+    assert t.alu_cycles["math_pow"] == classes["high"]["cycles"]
+
+
+def test_intel_gen9_guide_numbers():
+    t = load_target("intel-hd530")
+    assert t.simd.widths == (8, 16, 32)
+    assert t.transaction_bytes == 64 and t.cache("L3").line_bytes == 64
+    lm = t.local_memory
+    assert (lm.size_bytes, lm.banks, lm.bank_width_bytes) == (65536, 16, 4)
+    assert lm.read_broadcast and lm.write_same_address_conflicts
+    occ = t.occupancy
+    assert (occ.barrier_slots_per_cu, occ.local_mem_alloc_min_bytes, occ.local_mem_alloc_step_bytes) == \
+        (16, 4096, 1024)
+    assert t.alu_cycles["int_add"] > t.alu_cycles["fp32_add"]
+
+
+def test_h200_numbers():
+    t = load_target("nvidia-h200")
+    assert (t.compute_units, t.simd.width) == (132, 32)
+    assert (t.local_memory.banks, t.local_memory.bank_width_bytes) == (32, 4)
+    l1 = t.cache("L1")
+    assert (l1.line_bytes, l1.sector_bytes) == (128, 32)
+    assert t.dram.bandwidth_gb_per_s == 4800
+
+
+# -- bad input ------------------------------------------------------------------
+
+def _write(tmp_path: Path, old: str, new: str) -> Path:
+    """The G6400 file with the first occurrence of ``old`` (nearest cache first) replaced."""
+    assert old in G6400, old
+    p = tmp_path / "bad.toml"
+    p.write_text(G6400.replace(old, new, 1))
+    return p
+
+
+PVR = "powervr-rogue-compute-recommendations.txt §"
+BAD = [
+    # (old text, new text, key named, rule words); the first occurrence is replaced
+    ('ways = { value = 4, assumed', 'ways = { value = 3, assumed', "caches.L1.ways", "divide"),
+    ('line_bytes = { value = 128', 'line_bytes = { value = 0', "caches.L1.line_bytes", "power of two"),
+    (f'line_bytes = {{ value = 128, source = "{PVR}System Memory Access (SLC',
+     f'line_bytes = {{ value = 96, source = "{PVR}System Memory Access (SLC',
+     "caches.SLC.line_bytes", "power of two"),
+    ('sector_bytes = { value = 0, assumed', 'sector_bytes = { value = 48, assumed',
+     "caches.L1.sector_bytes", "dividing line_bytes"),
+    ('banks = { value = 4,', 'banks = { value = 0,', "local_memory.banks", "> 0"),
+    ('widths = { value = [32],', 'widths = { value = [16, 64],', "simd.widths", "contain simd.width"),
+    ('scope = { value = "compute_unit"', 'scope = { value = "per_core"',
+     "caches.L1.scope", "compute_unit, shared"),
+    ('write_policy = { value = "write_back"', 'write_policy = { value = "write_around"',
+     "caches.SLC.write_policy", "write_back, write_through"),
+    ('compute_units = {', 'compute_unitz = {', "compute_unitz", "unknown key"),
+    ('[local_memory]\n', '[local_memory]\nbank_count = { value = 4, source = "x" }\n',
+     "local_memory.bank_count", "unknown key"),
+    (f'clock_mhz = {{ value = 500, source = "{PVR}Example Device: 500MHz G6400 (0.5 GHz)" }}',
+     'clock_mhz = 500', "clock_mhz", "citation"),
+    ('ways = { value = 4, assumed = "associativity not published; 4-way assumed" }', 'ways = { value = 4 }',
+     "caches.L1.ways", "source"),
+    ('ways = { value = 4, assumed = "associativity not published; 4-way assumed" }',
+     'ways = { value = 4, cite = "x" }', "caches.L1.ways.cite", "unknown key"),
+    ('max_work_group_size = { value = 512,', 'max_work_group_sizes = { value = 512,',
+     "occupancy.max_work_group_sizes", "unknown key"),
+    ('int_div = { value = 60,', 'int_divide = { value = 60,', "alu_cycles.int_divide", "opclass"),
+    ('bitwise = { value = 2, source', 'bitwize = { value = 2, source', "alu_cycles.bitwize", "opclass"),
+    ('local_mem_alloc_step_bytes = { value = 4,', 'local_mem_alloc_step_bytes = { value = 3,',
+     "occupancy.local_mem_alloc_step_bytes", "divide local_mem_alloc_min_bytes"),
+    ('width = { value = 32,', 'width = { value = 32.5,', "simd.width", "type int"),
+    (f'ops_per_instruction = {{ value = 6, source = "{PVR}Example Device: 500MHz G6400" }}',
+     'ops_per_instruction = 6', "extra.peak_throughput[0].ops_per_instruction", "citation"),
+    ('[dram]\n', '[dram]\nlatency_cycles = { value = 1, source = "x" }\n',
+     "dram.latency_cycles", "unknown key"),
+]
+
+
+@pytest.mark.parametrize("old,new,key,rule", BAD, ids=[b[2] + ":" + b[3] for b in BAD])
+def test_impossible_or_unknown_field_names_file_key_and_rule(tmp_path, old, new, key, rule):
+    path = _write(tmp_path, old, new)
+    with pytest.raises(TargetError) as err:
+        load_target(path)
+    msg = str(err.value)
+    assert str(path.resolve()) in msg
+    assert f"key '{key}'" in msg
+    assert rule in msg
+
+
+def test_missing_field_is_named(tmp_path):
+    line = next(ln for ln in G6400.splitlines() if ln.startswith("max_work_group_size = "))
+    path = _write(tmp_path, line + "\n", "")
+    with pytest.raises(TargetError, match=r"occupancy\.max_work_group_size': required field is missing"):
+        load_target(path)
+
+
+def test_missing_alu_opclass_is_named(tmp_path):
+    path = _write(tmp_path, 'barrier = { value = 2, source', '# barrier removed = { value = 2, source')
+    with pytest.raises(TargetError, match=r"alu_cycles\.barrier.*required"):
+        load_target(path)
+
+
+def test_missing_section_and_bad_toml(tmp_path):
+    path = _write(tmp_path, "[dram]\n", "[dram_]\n")
+    with pytest.raises(TargetError, match="unknown key"):
+        load_target(path)
+    broken = tmp_path / "broken.toml"
+    broken.write_text("name = \n")
+    with pytest.raises(TargetError, match="not valid TOML") as err:
+        load_target(broken)
+    assert "broken.toml" in str(err.value)
+
+
+def test_unknown_target_name_lists_the_known_ones():
+    with pytest.raises(TargetError) as err:
+        load_target("powervr-g9999")
+    msg = str(err.value)
+    assert "powervr-g9999" in msg
+    for name in SHIPPED:
+        assert name in msg
+
+
+def test_missing_path_is_an_error(tmp_path):
+    with pytest.raises(TargetError, match="not found"):
+        load_target(tmp_path / "nope.toml")
+
+
+def test_user_target_file_by_path(tmp_path):
+    p = tmp_path / "my-gpu.toml"
+    p.write_text(G6400.replace('name = "powervr-g6400"', 'name = "my-gpu"')
+                 .replace("value = 500, source", "value = 250, source"))
+    t = load_target(str(p))
+    assert t.name == "my-gpu"
+    assert format_value(peak_throughput(t)[1].value) == "64"   # half the clock, half the MAD rate
+
+
+# -- CLI --------------------------------------------------------------------------
+
+runner = CliRunner()
+
+
+def test_cli_targets_list():
+    res = runner.invoke(app, ["targets", "list"])
+    assert res.exit_code == 0, res.output
+    for name in SHIPPED:
+        assert name in res.output
+    row = next(line for line in res.output.splitlines() if "powervr-g6400" in line)
+    assert "│ 4 " in row and "32" in row and "500" in row
+    assert "8/16/32" in res.output
+
+
+def test_cli_targets_show_g6400_prints_the_guide_table_and_sources():
+    res = runner.invoke(app, ["targets", "show", "powervr-g6400"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    expected = [("sum-of-products", "192", "GFLOPS"), ("multiply-and-add", "128", "GFLOPS"),
+                ("divide (default)", "8", "GFLOPS"), ("divide (fast-relaxed math)", "16", "GFLOPS"),
+                ("divide ", "1.07", "GILOPS")]
+    for op, value, unit in expected:
+        assert any(op in ln and f"│ {value} " in ln and unit in ln for ln in lines), (op, value)
+    assert "local_memory.banks" in res.output
+    assert "§Common Store" in res.output
+
+
+def test_cli_targets_show_unknown_exits_2():
+    from tracekit.cli import main
+    with pytest.raises(SystemExit) as exc:
+        main(["targets", "show", "no-such-gpu"])
+    assert exc.value.code == 2

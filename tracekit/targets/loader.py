@@ -1,0 +1,255 @@
+"""Load and check target TOML files into :class:`~tracekit.targets.model.Target`.
+
+Strict on purpose: a target file is a model that every verdict depends on, so an
+unknown key (usually a typo), a missing field, an impossible geometry or a number
+without a citation is an error naming the file, the key and the rule, never a
+silently defaulted value.  The schema itself lives in :mod:`.schema`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from ..errors import TargetError
+from ..schema import OPCLASSES, is_opclass
+from . import schema as S
+from .model import CacheLevel, DramSpec, LocalMemorySpec, OccupancySpec, SimdSpec, Target
+
+try:  # Python >= 3.11
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+TARGET_DIR = Path(__file__).resolve().parent
+
+
+def list_targets() -> list[str]:
+    """Names of the target files shipped with tracekit, sorted."""
+    return sorted(p.stem for p in TARGET_DIR.glob("*.toml"))
+
+
+def target_path(name: str) -> Path:
+    """Path of a shipped target file; TargetError listing the known names if absent."""
+    path = TARGET_DIR / f"{name}.toml"
+    if not path.is_file():
+        known = ", ".join(list_targets())
+        raise TargetError(f"unknown target '{name}'; known targets: {known}",
+                          hint="pass a shipped name or the path of your own .toml file")
+    return path
+
+
+def _is_path(name_or_path: str | os.PathLike) -> bool:
+    text = os.fspath(name_or_path)
+    return isinstance(name_or_path, os.PathLike) or text.endswith(".toml") or os.sep in text or "/" in text
+
+
+def load_target(name_or_path: str | os.PathLike) -> Target:
+    """A shipped target by name (``"powervr-g6400"``) or a user's TOML file by path."""
+    if _is_path(name_or_path):
+        path = Path(name_or_path)
+        if not path.is_file():
+            raise TargetError("target file not found", path=str(path))
+    else:
+        path = target_path(str(name_or_path))
+    path = path.resolve()
+    return _load_cached(str(path), path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=64)
+def _load_cached(path: str, _mtime_ns: int) -> Target:
+    try:
+        with open(path, "rb") as fh:
+            doc = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise TargetError(f"not valid TOML: {exc}", path=path) from None
+    return _Parser(path).target(doc)
+
+
+class _Parser:
+    """Walks one parsed TOML document, checking as it goes and collecting citations."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.sources: dict[str, str] = {}
+        self.assumptions: dict[str, str] = {}
+
+    # -- errors -------------------------------------------------------------
+    def fail(self, key: str, rule: str) -> TargetError:
+        return TargetError(f"key '{key}': {rule}", path=self.path)
+
+    def _unknown(self, table: dict, allowed, where: str) -> None:
+        for k in table:
+            if k not in allowed:
+                key = f"{where}.{k}" if where else k
+                raise self.fail(key, "unknown key; allowed here: " + ", ".join(sorted(allowed)))
+
+    # -- values -------------------------------------------------------------
+    def sourced(self, key: str, raw):
+        """Unwrap ``{value, source|assumed}``; a bare number has no citation and is refused."""
+        if not isinstance(raw, dict):
+            raise self.fail(key, "a model value must carry its citation: write "
+                                 "{ value = ..., source = \"<guide file> §<section>\" } "
+                                 "or { value = ..., assumed = \"<why>\" }")
+        self._unknown(raw, S.SOURCED_KEYS, key)
+        if "value" not in raw:
+            raise self.fail(key, "missing 'value' in the sourced value")
+        src, why = raw.get("source"), raw.get("assumed")
+        for name, text in (("source", src), ("assumed", why)):
+            if text is not None and (not isinstance(text, str) or not text.strip()):
+                raise self.fail(f"{key}.{name}", "must be a non-empty string")
+        if src is None and why is None:
+            raise self.fail(key, "every number needs a 'source' (citation) or an 'assumed' (reason)")
+        self.sources[key] = src if src is not None else f"assumed: {why}"
+        if why is not None:
+            self.assumptions[key] = why
+        return raw["value"]
+
+    def typed(self, key: str, value, spec: S.Field):
+        kind = spec.kind
+        if kind == "int":
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif kind == "float":
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            value = float(value) if ok else value
+        elif kind == "bool":
+            ok = isinstance(value, bool)
+        elif kind == "str":
+            ok = isinstance(value, str)
+        else:  # int_list
+            ok = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool)
+                                                 for v in value)
+            value = tuple(value) if ok else value
+        if not ok:
+            raise self.fail(key, f"must be of type {kind}, got {value!r}")
+        if spec.choices and value not in spec.choices:
+            raise self.fail(key, spec.rule)
+        if spec.check is not None and not spec.check(value):
+            raise self.fail(key, f"{spec.rule}, got {value!r}")
+        return value
+
+    def section(self, table, fields: dict, where: str, label: str | None = None) -> dict:
+        label = label or where
+        if not isinstance(table, dict):
+            raise self.fail(label, "must be a table")
+        self._unknown(table, fields, label)
+        out = {}
+        for name, spec in fields.items():
+            key = f"{label}.{name}" if label else name
+            if name not in table:
+                if spec.required:
+                    raise self.fail(key, "required field is missing")
+                continue
+            out[name] = self.typed(key, self.sourced(key, table[name]), spec)
+        return out
+
+    # -- sections -----------------------------------------------------------
+    def target(self, doc: dict) -> Target:
+        known = set(S.IDENTITY) | set(S.TOP) | set(S.SECTIONS) | {"caches", "alu_cycles", "extra",
+                                                                  "assumptions"}
+        self._unknown(doc, known, "")
+        for k in S.IDENTITY:
+            if not isinstance(doc.get(k), str) or not doc[k].strip():
+                raise self.fail(k, "required string field is missing or empty")
+        for k in list(S.SECTIONS) + ["caches", "alu_cycles"]:
+            if k not in doc:
+                raise self.fail(k, "required section is missing")
+        top = self.section({k: v for k, v in doc.items() if k in S.TOP}, S.TOP, "")
+        simd = self.simd(doc["simd"])
+        caches = self.caches(doc["caches"])
+        local = self.section(doc["local_memory"], S.LOCAL_MEMORY, "local_memory")
+        dram = self.section(doc["dram"], S.DRAM, "dram")
+        occ = self.occupancy(doc["occupancy"])
+        alu = self.alu(doc["alu_cycles"])
+        extra = self.extra(doc.get("extra", {}), "extra")
+        self.free_assumptions(doc.get("assumptions", {}))
+        return Target(
+            name=doc["name"], vendor=doc["vendor"], family=doc["family"],
+            description=doc["description"], simd=simd, caches=caches,
+            local_memory=LocalMemorySpec(**local), dram=DramSpec(**dram),
+            occupancy=OccupancySpec(**occ), alu_cycles=alu, extra=extra,
+            sources=self.sources, assumptions=self.assumptions, **top,
+        )
+
+    def simd(self, table) -> SimdSpec:
+        v = self.section(table, S.SIMD, "simd")
+        widths = v.setdefault("widths", (v["width"],))
+        if not widths or any(w <= 0 for w in widths) or v["width"] not in widths:
+            raise self.fail("simd.widths", f"{S.SIMD['widths'].rule}, got {list(widths)}")
+        pack = v.get("pack_small_groups_up_to", 0)
+        if not 0 <= pack < v["width"]:
+            raise self.fail("simd.pack_small_groups_up_to", f"{S.SIMD['pack_small_groups_up_to'].rule}, "
+                                                            f"got {pack}")
+        return SimdSpec(**v)
+
+    def caches(self, raw) -> tuple[CacheLevel, ...]:
+        if not isinstance(raw, list) or not raw:
+            raise self.fail("caches", "must be a non-empty list of [[caches]] tables, nearest level first")
+        out, seen = [], set()
+        for i, table in enumerate(raw):
+            if not isinstance(table, dict):
+                raise self.fail(f"caches[{i}]", "must be a table")
+            name = table.get("name")
+            if not isinstance(name, str) or not name.strip():
+                raise self.fail(f"caches[{i}].name", "required string field is missing or empty")
+            if name in seen:
+                raise self.fail(f"caches[{i}].name", f"duplicate cache name '{name}'")
+            seen.add(name)
+            label = f"caches.{name}"
+            v = self.section({k: x for k, x in table.items() if k != "name"}, S.CACHE, label)
+            line, size, ways = v["line_bytes"], v["size_bytes"], v["ways"]
+            if size % line or (size // line) % ways:
+                raise self.fail(f"{label}.ways", f"{S.CACHE['ways'].rule}: size_bytes {size}, "
+                                                 f"line_bytes {line}, ways {ways}")
+            sector = v.get("sector_bytes", 0)
+            if sector < 0 or (sector and (sector & (sector - 1) or line % sector)):
+                raise self.fail(f"{label}.sector_bytes", f"{S.CACHE['sector_bytes'].rule}, got {sector} "
+                                                         f"with line_bytes {line}")
+            out.append(CacheLevel(name=name, **v))
+        return tuple(out)
+
+    def occupancy(self, table) -> dict:
+        v = self.section(table, S.OCCUPANCY, "occupancy")
+        step, low = v.get("local_mem_alloc_step_bytes", 0), v.get("local_mem_alloc_min_bytes", 0)
+        if step and low % step:
+            raise self.fail("occupancy.local_mem_alloc_step_bytes",
+                            f"{S.OCCUPANCY['local_mem_alloc_step_bytes'].rule}, got {step} and {low}")
+        return v
+
+    def alu(self, table) -> dict[str, float]:
+        if not isinstance(table, dict):
+            raise self.fail("alu_cycles", "must be a table")
+        out = {}
+        for k, raw in table.items():
+            key = f"alu_cycles.{k}"
+            if not (k == S.MATH_DEFAULT or is_opclass(k)):
+                raise self.fail(key, "unknown key; must be a trace opclass (tracekit.schema.OPCLASSES), "
+                                     f"a math_<builtin> name or '{S.MATH_DEFAULT}'")
+            out[k] = self.typed(key, self.sourced(key, raw), S.Field("float", **S.NONNEG))
+        for k in (*OPCLASSES, S.MATH_DEFAULT):
+            if k not in out:
+                raise self.fail(f"alu_cycles.{k}", "required field is missing (alu_cycles must cover "
+                                                   "every opclass and math_default)")
+        return out
+
+    def extra(self, raw, key: str):
+        """Free-form data; every number or boolean in it still needs a citation."""
+        if isinstance(raw, dict) and "value" in raw:
+            return self.sourced(key, raw)
+        if isinstance(raw, dict):
+            return {k: self.extra(v, f"{key}.{k}") for k, v in raw.items()}
+        if isinstance(raw, list):
+            return [self.extra(v, f"{key}[{i}]") for i, v in enumerate(raw)]
+        if isinstance(raw, (int, float, bool)):
+            return self.sourced(key, raw)  # raises: a bare number has no citation
+        return raw
+
+    def free_assumptions(self, table) -> None:
+        if not isinstance(table, dict):
+            raise self.fail("assumptions", "must be a table of topic = \"text\"")
+        for k, v in table.items():
+            if not isinstance(v, str) or not v.strip():
+                raise self.fail(f"assumptions.{k}", "must be a non-empty string")
+            self.assumptions[k] = v

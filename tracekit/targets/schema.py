@@ -1,0 +1,121 @@
+"""The target-file schema: every key a target TOML may hold, its type and its rule.
+
+Kept as data so the loader, the documentation (docs/targets.md) and the tests all
+read the same table.  A *model* value (anything an analyzer computes with) must be
+written as a sourced value, ``{ value = ..., source = "..." }`` or
+``{ value = ..., assumed = "why" }``; only identity strings (name, vendor, family,
+description, a cache's name) are plain.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+SCOPES = ("compute_unit", "shared")
+WRITE_POLICIES = ("write_back", "write_through")
+#: Keys of a sourced value table.
+SOURCED_KEYS = ("value", "source", "assumed")
+
+
+def _pow2(x: int) -> bool:
+    return x > 0 and (x & (x - 1)) == 0
+
+
+@dataclass(frozen=True)
+class Field:
+    """One key of a section: its type, whether it is required, and its value rule."""
+
+    kind: str                   # "int" | "float" | "bool" | "str" | "int_list"
+    required: bool = True
+    rule: str = ""              # human text of the rule, used in errors and docs
+    check: object = None        # callable(value) -> bool, None: type check only
+    choices: tuple = ()         # for kind "str": allowed values
+    doc: str = ""
+
+
+def positive(v) -> bool:
+    return v > 0 and math.isfinite(v)
+
+
+def non_negative(v) -> bool:
+    return v >= 0 and math.isfinite(v)
+
+
+POS = dict(rule="must be > 0", check=positive)
+NONNEG = dict(rule="must be >= 0", check=non_negative)
+POW2 = dict(rule="must be a power of two > 0", check=_pow2)
+
+#: Top-level keys.  ``caches`` (list of tables), the sections below, ``extra``,
+#: ``assumptions`` and the identity strings are handled by the loader.
+TOP = {
+    "compute_units": Field("int", doc="compute units (PowerVR USC, Adreno SP, Intel subslice, NVIDIA SM)",
+                           **POS),
+    "clock_mhz": Field("float", doc="shader clock the throughput numbers assume", **POS),
+    "transaction_bytes": Field("int", doc="coalescing granularity of a global memory request", **POW2),
+}
+IDENTITY = ("name", "vendor", "family", "description")
+
+SIMD = {
+    "width": Field("int", doc="lanes of the wave the replay uses", **POS),
+    "widths": Field("int_list", required=False, rule="all > 0 and must contain simd.width",
+                    doc="widths the compiler may choose (default: [width])"),
+    "pack_small_groups_up_to": Field("int", required=False, rule="must be >= 0 and < width",
+                                     doc="work-groups up to this size share one wave (0: no packing)"),
+    "issuers_per_cu": Field("int", required=False, doc="wave schedulers per compute unit", **POS),
+    "lanes_per_issuer": Field("int", required=False, doc="32-bit ALU lanes behind one scheduler", **POS),
+}
+
+CACHE = {
+    "scope": Field("str", choices=SCOPES, rule=f"must be one of {', '.join(SCOPES)}",
+                   doc="one instance per compute unit, or one shared by all"),
+    "size_bytes": Field("int", doc="capacity of one instance", **POS),
+    "line_bytes": Field("int", doc="line size", **POW2),
+    "ways": Field("int", rule="must be > 0 and divide size_bytes / line_bytes", check=positive,
+                  doc="associativity"),
+    "sector_bytes": Field("int", required=False,
+                          rule="must be 0 or a power of two dividing line_bytes",
+                          doc="unit of transfer inside a line (0: whole line)"),
+    "write_policy": Field("str", required=False, choices=WRITE_POLICIES,
+                          rule=f"must be one of {', '.join(WRITE_POLICIES)}", doc="what a store does"),
+    "write_allocate": Field("bool", required=False, doc="a store miss brings the line in"),
+    "latency_cycles": Field("float", required=False, doc="load-to-use latency of a hit", **NONNEG),
+    "bandwidth_bytes_per_cycle": Field("float", required=False, doc="per instance", **NONNEG),
+}
+
+LOCAL_MEMORY = {
+    "size_bytes": Field("int", doc="per compute unit", **NONNEG),
+    "banks": Field("int", doc="number of banks", **POS),
+    "bank_width_bytes": Field("int", doc="bytes one bank serves per cycle", **POW2),
+    "lanes_per_cycle": Field("int", doc="lanes of a wave served per cycle at best", **POS),
+    "read_broadcast": Field("bool", required=False, doc="same-address reads in a bank do not conflict"),
+    "write_same_address_conflicts": Field("bool", required=False,
+                                          doc="writes to one bank conflict even at the same address"),
+    "latency_cycles": Field("float", required=False, doc="access latency", **NONNEG),
+    "write_cost_factor": Field("float", required=False, doc="write cycles relative to a read", **POS),
+}
+
+DRAM = {
+    "bandwidth_gb_per_s": Field("float", doc="peak bandwidth, 1e9 bytes per second", **POS),
+    "latency_ns": Field("float", doc="load latency from memory", **POS),
+    "size_bytes": Field("int", required=False, doc="capacity (0: shared system memory)", **NONNEG),
+}
+
+OCCUPANCY = {
+    "max_work_group_size": Field("int", doc="largest work-group the device accepts", **POS),
+    "max_waves_per_cu": Field("int", doc="resident waves per compute unit", **POS),
+    "max_work_groups_per_cu": Field("int", required=False, doc="0: no separate limit", **NONNEG),
+    "barrier_slots_per_cu": Field("int", required=False, doc="0: no barrier-register limit", **NONNEG),
+    "local_mem_alloc_min_bytes": Field("int", required=False, doc="smallest local allocation", **NONNEG),
+    "local_mem_alloc_step_bytes": Field("int", required=False,
+                                        rule="must be >= 0 and divide local_mem_alloc_min_bytes",
+                                        check=non_negative, doc="allocation granularity"),
+    "registers_per_cu": Field("int", required=False, doc="0: unknown", **NONNEG),
+    "max_registers_per_item": Field("int", required=False, doc="0: unknown", **NONNEG),
+}
+
+SECTIONS = {"simd": SIMD, "local_memory": LOCAL_MEMORY, "dram": DRAM, "occupancy": OCCUPANCY}
+
+#: alu_cycles keys beyond the trace opclasses: the fallback for math_* builtins.
+MATH_DEFAULT = "math_default"
+ALU_RULE = "must be >= 0 (cycles one wave occupies its issuer per issue)"
