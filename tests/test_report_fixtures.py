@@ -99,7 +99,7 @@ def sample_inputs(kernel: str = "transpose", source: str = SOURCE, file: str = "
             "evidence": "17 transactions per request at the store", "sites": [{"file": file, "line": 9}],
             "fix": "Write rows from the tile so neighbouring work-items store neighbouring addresses.",
             "citation": "qualcomm-adreno-opencl-optimization.txt §7.2.1 Coalesced memory load/store",
-            "estimated_gain": 9.0e-5})
+            "estimated_gain_s": 9.0e-5, "estimated_gain_fraction": 0.2})
     return summary, results, findings
 
 

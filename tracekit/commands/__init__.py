@@ -6,6 +6,7 @@ import typer
 
 
 def register_all(app: typer.Typer) -> None:
+    from . import compare as compare_cmds
     from . import jobs as jobs_cmds
     from . import targets as targets_cmds
     from . import trace as trace_cmds
@@ -13,3 +14,4 @@ def register_all(app: typer.Typer) -> None:
     trace_cmds.register(app)
     jobs_cmds.register(app)
     targets_cmds.register(app)
+    compare_cmds.register(app)

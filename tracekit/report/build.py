@@ -105,14 +105,15 @@ def finding_view(f: Any) -> FindingView:
     for s in d.get("sites") or []:
         s = (s.get("file"), s.get("line")) if isinstance(s, Mapping) else tuple(s)
         sites.append((str(s[0] or "?"), integer(s[1]) or 0))
-    gain = first(d, "estimated_gain", "gain", "estimated_gain_s")
+    gain = first(d, "estimated_gain_s", "estimated_gain", "gain")
     gain_s = gain_fraction = None
     if isinstance(gain, Mapping):
         gain_s = num(first(gain, "seconds", "time_s", "gain_s"))
         gain_fraction = num(first(gain, "fraction", "speedup_fraction"))
     else:
         gain_s = num(gain)
-    gain_fraction = gain_fraction if gain_fraction is not None else num(d.get("gain_fraction"))
+    if gain_fraction is None:
+        gain_fraction = num(first(d, "estimated_gain_fraction", "gain_fraction"))
     return FindingView(rule_id=str(d.get("rule_id", "")), title=str(d.get("title", "")),
                        severity=str(d.get("severity", "info")).lower(), target=str(d.get("target", "")),
                        kernel=str(d.get("kernel", "")), launch=integer(d.get("launch")) or 0,

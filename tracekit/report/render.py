@@ -50,9 +50,9 @@ def _styles() -> dict[str, Markup]:
     return out
 
 
-def render_html(model: Any, template: str = "report.html.j2") -> str:
+def render_html(model: Any, template: str | None = None) -> str:
     """The report as one HTML string (no scripts, no external URLs)."""
-    return environment().get_template(template).render(report=model)
+    return environment().get_template(template or template_for(model)).render(report=model)
 
 
 class RefusingFetcher:
@@ -101,11 +101,18 @@ def write_atomic(path: str | os.PathLike, data: bytes) -> Path:
     return path
 
 
+def template_for(model: Any) -> str:
+    """The template of a model: the comparison has its own, everything else is a report."""
+    from .compare import Comparison
+    return "compare.html.j2" if isinstance(model, Comparison) else "report.html.j2"
+
+
 def render_report(report_model: Any, fmt: str, out_path: str | os.PathLike, *,
-                  template: str = "report.html.j2", fetcher: RefusingFetcher | None = None) -> Path:
-    """Write ``report_model`` as ``fmt`` ("html" or "pdf") to ``out_path``, atomically."""
+                  template: str | None = None, fetcher: RefusingFetcher | None = None) -> Path:
+    """Write ``report_model`` (a ReportModel or a Comparison) as ``fmt`` ("html" or "pdf")
+    to ``out_path``, atomically (temporary name, then rename)."""
     if fmt not in FORMATS:
         raise TracekitError(f"unknown report format {fmt!r}; expected one of: {', '.join(FORMATS)}")
-    html = render_html(report_model, template)
+    html = render_html(report_model, template or template_for(report_model))
     data = html.encode("utf-8") if fmt == "html" else render_pdf_bytes(html, fetcher)
     return write_atomic(out_path, data)

@@ -1,0 +1,196 @@
+"""What changed between two traces of the same kernel on one target.
+
+``compare(before, after, target)`` analyses both traces, runs the rules on both
+and pairs their launches (same kernel name, in launch order).  The result says,
+per kernel, how each metric moved (and whether that is better or worse), whether
+the verdict changed, and which checklist items were resolved, which are new and
+which remain.  :func:`compare_models` does the same from two report models
+(a notebook or a test can build those from saved results without re-analysing).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .. import __version__
+from .fmt import fmt_delta
+from .methods import base_assumptions
+from .model import FindingView, LaunchOnTarget, ReportModel, sort_findings
+
+#: (label, attribute, format kind, lower is better)
+METRICS = (
+    ("estimated time", "time_s", "time", True),
+    ("global requests", "requests", "num", True),
+    ("transactions", "transactions", "num", True),
+    ("transactions per request", "transactions_per_request", "num", True),
+    ("DRAM traffic", "dram_bytes", "bytes", True),
+    ("local-memory cycles", "local_cycles", "num", True),
+    ("mean bank-conflict degree", "conflict_degree_mean", "num", True),
+    ("SIMD utilisation", "simd_utilization", "pct", False),
+    ("occupancy", "occupancy", "pct", False),
+)
+#: Relative change below which a metric counts as unchanged.
+SAME_WITHIN = 1e-3
+
+
+@dataclass
+class MetricDelta:
+    metric: str
+    kind: str
+    before: float | None
+    after: float | None
+    lower_is_better: bool
+    change: str = "same"   # "better" | "worse" | "same" | "n/a"
+    text: str = ""
+
+
+@dataclass
+class KernelChange:
+    kernel: str
+    launch_before: int
+    launch_after: int
+    verdict_before: str
+    verdict_after: str
+    error_before: str | None = None
+    error_after: str | None = None
+    metrics: list[MetricDelta] = field(default_factory=list)
+    resolved: list[FindingView] = field(default_factory=list)
+    new: list[FindingView] = field(default_factory=list)
+    remaining: list[FindingView] = field(default_factory=list)
+
+    @property
+    def anchor(self) -> str:
+        return f"change-{self.launch_before}-{self.launch_after}"
+
+    @property
+    def verdict_changed(self) -> bool:
+        return self.verdict_before != self.verdict_after
+
+    @property
+    def time(self) -> MetricDelta:
+        return self.metrics[0]
+
+    @property
+    def speedup(self) -> float | None:
+        t = self.time
+        return (t.before / t.after) if t.before and t.after else None
+
+
+@dataclass
+class Comparison:
+    target: str
+    before_path: str
+    after_path: str
+    tool_version: str
+    kernels: list[KernelChange]
+    only_before: list[str] = field(default_factory=list)
+    only_after: list[str] = field(default_factory=list)
+    assumptions: list[tuple[str, str]] = field(default_factory=list)
+    title: str = "tracekit comparison"
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        for k, kc in zip(d["kernels"], self.kernels, strict=True):
+            k["verdict_changed"] = kc.verdict_changed
+            k["speedup"] = kc.speedup
+        d.pop("assumptions")
+        return d
+
+
+def metric_delta(label: str, kind: str, before: Any, after: Any, lower_is_better: bool) -> MetricDelta:
+    b, a = _num(before), _num(after)
+    change = "n/a"
+    if b is not None and a is not None:
+        scale = max(abs(b), abs(a), 1e-300)
+        if abs(a - b) / scale <= SAME_WITHIN:
+            change = "same"
+        else:
+            change = "better" if (a < b) == lower_is_better else "worse"
+    return MetricDelta(metric=label, kind=kind, before=b, after=a, lower_is_better=lower_is_better,
+                       change=change, text=fmt_delta(b, a, kind))
+
+
+def _num(v: Any) -> float | None:
+    if v is None:
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def _cache_deltas(b: LaunchOnTarget, a: LaunchOnTarget) -> list[MetricDelta]:
+    after = {c.level: c.hit_rate for c in a.caches}
+    return [metric_delta(f"{c.level} hit rate", "pct", c.hit_rate, after.get(c.level), False)
+            for c in b.caches if c.level in after]
+
+
+def _finding_key(f: FindingView) -> str:
+    return f.rule_id
+
+
+def kernel_change(b: LaunchOnTarget, a: LaunchOnTarget, kernel: str, lb: int, la: int) -> KernelChange:
+    metrics = [metric_delta(label, kind, getattr(b, attr), getattr(a, attr), lower)
+               for label, attr, kind, lower in METRICS]
+    metrics[len(METRICS) - 2:len(METRICS) - 2] = _cache_deltas(b, a)
+    metrics.append(metric_delta("checklist items", "num", len(b.findings), len(a.findings), True))
+    before_ids = {_finding_key(f) for f in b.findings}
+    after_ids = {_finding_key(f) for f in a.findings}
+    return KernelChange(
+        kernel=kernel, launch_before=lb, launch_after=la, verdict_before=b.verdict, verdict_after=a.verdict,
+        error_before=b.error, error_after=a.error, metrics=metrics,
+        resolved=sort_findings([f for f in b.findings if _finding_key(f) not in after_ids]),
+        new=sort_findings([f for f in a.findings if _finding_key(f) not in before_ids]),
+        remaining=sort_findings([f for f in a.findings if _finding_key(f) in before_ids]))
+
+
+def _cells(model: ReportModel, target: str) -> list[tuple[str, int, LaunchOnTarget]]:
+    out = []
+    for sec in model.kernels:
+        for r in sec.results:
+            if r.target == target:
+                out.append((sec.kernel, sec.launch, r))
+    return out
+
+
+def compare_models(before: ReportModel, after: ReportModel, target: str) -> Comparison:
+    """Pair the launches of two report models by kernel name (in launch order) and diff them."""
+    cb, ca = _cells(before, target), _cells(after, target)
+    queue: dict[str, list[tuple[int, LaunchOnTarget]]] = {}
+    for kernel, launch, r in ca:
+        queue.setdefault(kernel, []).append((launch, r))
+    changes, only_before = [], []
+    for kernel, launch, r in cb:
+        if queue.get(kernel):
+            la, ra = queue[kernel].pop(0)
+            changes.append(kernel_change(r, ra, kernel, launch, la))
+        else:
+            only_before.append(f"{kernel} (launch {launch})")
+    only_after = [f"{k} (launch {la})" for k, rest in queue.items() for la, _ in rest]
+    return Comparison(target=target, before_path=before.trace_path, after_path=after.trace_path,
+                      tool_version=__version__, kernels=changes, only_before=only_before,
+                      only_after=only_after, assumptions=base_assumptions())
+
+
+def analyze_for_report(trace_or_path: Any, target: Any) -> tuple[ReportModel, str]:
+    """Analyse one trace on one target and build its report model (runs the replay and rules)."""
+    from analyzers import analyze
+    from analyzers.rules import build_contexts, run_rules
+
+    from ..targets import load_target
+    from ..trace import Trace, open_trace
+    from .build import build_report_model, summarize_trace
+
+    trace = trace_or_path if isinstance(trace_or_path, Trace) else open_trace(trace_or_path)
+    tgt = load_target(target) if isinstance(target, str) else target
+    result = analyze(trace, tgt)
+    findings = run_rules(build_contexts(trace, tgt, result))
+    model = build_report_model(summarize_trace(trace), {tgt.name: result}, findings, targets={tgt.name: tgt})
+    return model, tgt.name
+
+
+def compare(before: Any, after: Any, target: Any) -> Comparison:
+    """What changed from trace ``before`` to trace ``after`` on ``target`` (name, path or Target)."""
+    mb, name = analyze_for_report(before, target)
+    ma, _ = analyze_for_report(after, target)
+    return compare_models(mb, ma, name)
