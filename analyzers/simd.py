@@ -38,7 +38,7 @@ class WaveLayout:
     waves_per_group: int
     #: Work-groups sharing one wave; above 1 only when small groups are packed.
     groups_per_wave: int
-    #: Lanes reserved for one work-group inside a packed wave.
+    #: Lanes one work-group holds: its size, or its share of a packed wave.
     slot_items: int
     packed: bool
     #: Packing would apply but the kernel has barriers and no compile-time work-group size.
@@ -77,32 +77,30 @@ class WaveLayout:
         }
 
 
-def _next_pow2(n: int) -> int:
-    return 1 << max(int(n) - 1, 0).bit_length()
-
-
 def wave_layout(geo: LaunchGeometry, target) -> WaveLayout:
     """Split the launch's work-groups into waves of ``target.simd.width``.
 
     Work-groups of at most ``simd.pack_small_groups_up_to`` items share a wave,
-    each taking a power-of-two slot of lanes (no smaller than the target's
-    ``extra.pack_slot_min_items`` when given).  A kernel with barriers whose
-    work-group size is not fixed at compile time gets one work-group per wave,
-    since the scheduler cannot then keep the groups' barriers apart.
+    ``width // size`` of them side by side (each taking at least
+    ``extra.pack_slot_min_items`` lanes when the target gives it), as
+    :func:`analyzers.waves.pack_factor` folds them for the memory replay.  A
+    kernel with barriers whose work-group size is not fixed at compile time gets
+    one work-group per wave: the compiler cannot then keep the groups' barriers
+    apart (PowerVR guide, §Execution).
     """
     width = int(target.simd.width)
     size = max(geo.work_group_size, 1)
     limit = int(target.simd.pack_small_groups_up_to or 0)
-    slot = max(_next_pow2(size), int(target.extra.get("pack_slot_min_items", 1) or 1))
-    could_pack = 0 < size <= limit and slot < width and width % slot == 0
+    slot_min = int(target.extra.get("pack_slot_min_items", 1) or 1)
+    per_wave = width // max(size, slot_min)
+    could_pack = 0 < size <= limit and size < width and per_wave >= 2
     blocked = could_pack and geo.has_barrier and not geo.compile_time_work_group_size
     packed = could_pack and not blocked
     hist = geo.group_size_histogram()
     groups = sum(n for _, n in hist)
     if packed:
-        per_wave = width // slot
         waves = -(-groups // per_wave)
-        return WaveLayout(width, size, 1, per_wave, slot, True, False, waves, geo.items)
+        return WaveLayout(width, size, 1, per_wave, width // per_wave, True, False, waves, geo.items)
     waves = sum(n * -(-s // width) for s, n in hist)
     return WaveLayout(width, size, -(-size // width), 1, size, False, blocked, waves, geo.items)
 

@@ -1,0 +1,103 @@
+"""The time model and the verdict, on hand-built traffic numbers (the replay is tested elsewhere)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from exec_model_helpers import make_target
+
+from analyzers.bound import (
+    LevelTraffic,
+    LoadChains,
+    MemoryTraffic,
+    classify,
+    load_chains,
+    mean_load_latency_s,
+    memory_times,
+)
+
+T = make_target(cus=4, clock_mhz=1000.0, dram_gbs=100.0, dram_ns=400.0)
+
+
+def traffic(l1_bytes=0.0, l2_bytes=0.0, dram=0.0, l1=(0, 0), l2=(0, 0), requests=0.0, transactions=0.0,
+            local_cycles=0.0):
+    return MemoryTraffic(
+        levels=(LevelTraffic("L1", "compute_unit", l1_bytes, 64, 20, l1[0], l1[1]),
+                LevelTraffic("L2", "shared", l2_bytes, 128, 100, l2[0], l2[1])),
+        dram_bytes=dram, load_requests=requests, load_transactions=transactions, local_cycles=local_cycles)
+
+
+def test_memory_time_per_level_scales_per_unit_levels_with_units_in_use():
+    t = memory_times(traffic(l1_bytes=64e3, l2_bytes=128e3, dram=100e3, local_cycles=2000), T, active_cus=2)
+    assert t["L1"] == pytest.approx(64e3 / (64 * 2 * 1e9))
+    assert t["L2"] == pytest.approx(128e3 / (128 * 1e9))
+    assert t["DRAM"] == pytest.approx(100e3 / 100e9)
+    assert t["local_memory"] == pytest.approx(2000 / 2 / 1e9)
+
+
+def test_mean_load_latency_walks_the_levels():
+    lat, served = mean_load_latency_s(traffic(l1=(100, 50), l2=(50, 25)), T)
+    assert served == pytest.approx({"L1": 0.5, "L2": 0.25, "DRAM": 0.25})
+    assert lat == pytest.approx(0.5 * 20e-9 + 0.25 * 100e-9 + 0.25 * 400e-9)
+
+
+def test_streaming_kernel_with_many_waves_is_memory_bound():
+    # 1M items of vector add: 2 loads of 4 B per item, 64-byte transactions, everything from DRAM.
+    reqs = 2 * (1 << 20) / 32
+    tr = traffic(l1_bytes=12 << 20, l2_bytes=12 << 20, dram=12 << 20, l1=(reqs * 4, 0), l2=(reqs * 4, 0),
+                 requests=reqs, transactions=reqs * 2)
+    b = classify(alu_s=1e-6, traffic=tr, chains=LoadChains(2, 1), resident_waves=4 * 32, target=T,
+                 active_cus=4)
+    assert b.verdict == "memory" and b.memory_bottleneck == "DRAM"
+    assert b.memory_s == pytest.approx((12 << 20) / 100e9)
+    ev = b.evidence
+    assert ev["transactions_in_flight_available"] == 4 * 32 * 2 * 2
+    assert ev["transactions_in_flight_available"] > ev["transactions_in_flight_needed"]
+    assert b.time_s == b.memory_s
+
+
+def test_dependent_chain_with_one_wave_per_unit_is_latency_bound():
+    # 4 waves, each lane chases 1000 dependent pointers; each request hits 32 lines in DRAM.
+    reqs = 4 * 1000
+    tr = traffic(l1_bytes=reqs * 32 * 64, l2_bytes=reqs * 32 * 64, dram=reqs * 32 * 64,
+                 l1=(reqs * 32, 0), l2=(reqs * 32, 0), requests=reqs, transactions=reqs * 32)
+    b = classify(alu_s=1e-6, traffic=tr, chains=LoadChains(1000, 1000), resident_waves=4, target=T,
+                 active_cus=4)
+    # Little's law: 128 transactions in flight at 400 ns -> 1000 steps x 400 ns.
+    assert b.verdict == "latency"
+    assert b.latency_s == pytest.approx(1000 * 400e-9)
+    assert b.evidence["loads_in_flight_per_wave"] == 1.0
+    assert b.evidence["transactions_in_flight_available"] < b.evidence["transactions_in_flight_needed"]
+
+
+def test_arithmetic_heavy_kernel_is_alu_bound():
+    tr = traffic(dram=8e3, l1=(256, 0), l2=(256, 0), requests=128, transactions=128, l1_bytes=8e3,
+                 l2_bytes=8e3)
+    b = classify(alu_s=5e-6, traffic=tr, chains=LoadChains(1, 1), resident_waves=128, target=T, active_cus=4)
+    assert b.verdict == "alu" and b.time_s == 5e-6
+
+
+def test_latency_exceeds_throughput_exactly_when_too_little_is_in_flight():
+    tr = traffic(dram=1e6, l1=(1000, 0), l2=(1000, 0), requests=1000, transactions=1000, l1_bytes=1e6,
+                 l2_bytes=1e6)
+    for waves in (1, 2, 4, 8, 16, 32, 64, 128):
+        b = classify(1e-9, tr, LoadChains(1, 1), waves, T, 4)
+        short = b.evidence["transactions_in_flight_available"] < b.evidence["transactions_in_flight_needed"]
+        assert short == (b.latency_s > max(b.alu_s, b.memory_s))
+
+
+def test_no_loads_means_no_latency_term():
+    b = classify(1e-6, traffic(dram=1e3), LoadChains(0, 0), 10, T, 4)
+    assert b.latency_s == 0 and b.verdict == "alu"
+
+
+def test_load_chains_separate_independent_sites_from_repeats():
+    issues = pd.DataFrame({
+        "wave": [0, 0, 0, 1, 1, 1],
+        "site": [1, 2, 3, 1, 2, 3],
+        "opclass": pd.Categorical(["load", "load", "fp32_add"] * 2),
+        "issues": [10, 10, 20, 10, 10, 20],
+    })
+    c = load_chains(issues, {1, 2})
+    assert (c.loads_per_wave, c.chain_per_wave, c.loads_in_flight) == (20, 10, 2)
+    assert load_chains(issues, {9}).loads_per_wave == 0
