@@ -8,6 +8,7 @@ import typer
 def register_all(app: typer.Typer) -> None:
     from . import compare as compare_cmds
     from . import jobs as jobs_cmds
+    from . import record as record_cmds
     from . import targets as targets_cmds
     from . import trace as trace_cmds
 
@@ -15,3 +16,4 @@ def register_all(app: typer.Typer) -> None:
     jobs_cmds.register(app)
     targets_cmds.register(app)
     compare_cmds.register(app)
+    record_cmds.register(app)

@@ -1,0 +1,266 @@
+"""Turning the plugin's stream into trace v1 tables, in one streaming pass.
+
+Group blocks are collected until about a million accesses are pending, then
+converted together with numpy (device addresses, per-item ``seq``, dictionary
+columns) and handed to :class:`~tracekit.store.TraceWriter`.  The plugin
+already writes groups in increasing index and accesses item by item, so no
+sorting is needed: the output is in canonical (launch, group, item, seq) order.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from .. import schema
+from ..store import TraceWriter
+from . import stream
+from .layout import DeviceLayout
+
+#: Plugin space code (stream.h) -> index in schema.SPACES.
+_SPACE_INDEX = np.array([schema.SPACES.index(s) for s in ("private", "global", "constant", "local")],
+                        dtype=np.int32)
+_SPACES = pa.array(schema.SPACES, pa.string())
+_OPS = pa.array(schema.OPS, pa.string())
+_CHUNK_ROWS = 1 << 20
+MAX_DIAGNOSTICS = 50
+
+
+@dataclass
+class LaunchState:
+    """What the converter knows about one launch while its groups stream in."""
+
+    launch: int
+    kernel: str
+    info: dict
+    base_table: np.ndarray
+    arg_table: np.ndarray        # Oclgrind buffer number -> kernel argument index (-1: none)
+    site_opclass: np.ndarray     # site -> index into opclasses
+    site_lanes: np.ndarray
+    opclasses: pa.Array
+    layout: dict
+    end: dict | None = None
+    diagnostics: list[str] = field(default_factory=list)
+    errors: int = 0
+    unmapped: int = 0
+
+
+class Converter:
+    """Consumes stream records and writes them through a :class:`TraceWriter`."""
+
+    def __init__(self, writer: TraceWriter, *, layout: DeviceLayout | None = None,
+                 file_alias: dict[str, str] | None = None, device: str = "Oclgrind"):
+        self.writer = writer
+        self.layout = layout or DeviceLayout()
+        self.file_alias = file_alias or {}
+        self.device = device
+        self.launches: list[LaunchState] = []
+        self.current: LaunchState | None = None
+        self._sites: dict[str, tuple] = {}       # kernel name -> site signature
+        self._site_rows: list[pa.Table] = []
+        self._blocks: list[stream.GroupBlock] = []
+        self._pending = 0
+        self.orphan_logs: list[str] = []
+
+    # -- records ---------------------------------------------------------------
+    def handle(self, rec: stream.Record) -> None:
+        if rec.type == stream.GROUP:
+            block = stream.parse_group(rec.payload)
+            self._blocks.append(block)
+            self._pending += len(block.offset) + len(block.count)
+            if self._pending >= _CHUNK_ROWS:
+                self.flush()
+        elif rec.type == stream.ALLOC:
+            handle, size, _flags = stream.parse_alloc(rec.payload)
+            self.layout.allocate(handle, size)
+        elif rec.type == stream.FREE:
+            self.layout.free(stream.parse_free(rec.payload))
+        elif rec.type == stream.LAUNCH_BEGIN:
+            self.flush()
+            self._begin(rec.launch, stream.parse_json(rec.payload))
+        elif rec.type == stream.LAUNCH_END:
+            self.flush()
+            if self.current is not None:
+                self.current.end = stream.parse_json(rec.payload)
+                self.current = None
+        elif rec.type == stream.LOG:
+            level, text = stream.parse_log(rec.payload)
+            target = self._launch(rec.launch)
+            if target is None:
+                self.orphan_logs.append(f"{level}: {text}")
+            else:
+                target.errors += level == "error"
+                if len(target.diagnostics) < MAX_DIAGNOSTICS:
+                    target.diagnostics.append(f"{level}: {text}")
+
+    def _launch(self, launch: int) -> LaunchState | None:
+        for s in reversed(self.launches):
+            if s.launch == launch:
+                return s
+        return None
+
+    def _begin(self, launch: int, info: dict) -> None:
+        sites = info["sites"]
+        kernel = self._kernel_name(info["kernel"], sites)
+        names = sorted(set(sites["opclass"]))
+        lookup = {n: i for i, n in enumerate(names)}
+        arg_of: dict[int, tuple[int, str]] = {}
+        for a in info["args"]:
+            if "buffer" in a and a["buffer"] in self.layout.live:
+                arg_of.setdefault(a["buffer"], (a["index"], a["name"]))
+        base = self.layout.base_table()
+        args = np.full(len(base), -1, dtype=np.int32)
+        for handle, (idx, _name) in arg_of.items():
+            args[handle] = idx
+        state = LaunchState(
+            launch=launch, kernel=kernel, info=info, base_table=base, arg_table=args,
+            site_opclass=np.array([lookup[c] for c in sites["opclass"]], dtype=np.int32),
+            site_lanes=np.array(sites["lanes"], dtype=np.int64),
+            opclasses=pa.array(names, pa.string()), layout=self.layout.describe(arg_of))
+        self.launches.append(state)
+        self.current = state
+
+    def _kernel_name(self, name: str, sites: dict) -> str:
+        """The kernel's name, suffixed when another program reused it for other code."""
+        sig = (tuple(sites["opcode"]), tuple(sites["line"]))
+        candidate, n = name, 1
+        while candidate in self._sites and self._sites[candidate] != sig:
+            n += 1
+            candidate = f"{name}#{n}"
+        if candidate not in self._sites:
+            self._sites[candidate] = sig
+            files = [self.file_alias.get(f, f) if f is not None else None for f in sites["file"]]
+            self._site_rows.append(pa.table({
+                "kernel": pa.array([candidate] * len(sites["opcode"]), pa.string()),
+                "site": pa.array(np.arange(len(sites["opcode"]), dtype=np.int32)),
+                "opcode": pa.array(sites["opcode"], pa.string()),
+                "file": pa.array(files, pa.string()),
+                "line": pa.array(sites["line"], pa.int32()),
+                "column": pa.array(sites["column"], pa.int32()),
+            }))
+        return candidate
+
+    # -- vectorised conversion -------------------------------------------------
+    def flush(self) -> None:
+        """Convert and write the pending group blocks of the current launch."""
+        blocks, self._blocks, self._pending = self._blocks, [], 0
+        st = self.current
+        if not blocks or st is None:
+            return
+        n_acc = np.array([len(b.offset) for b in blocks])
+        n_ins = np.array([len(b.count) for b in blocks])
+        groups = np.array([b.group for b in blocks], dtype=np.int64)
+        if n_acc.sum():
+            self.writer.write_accesses(self._accesses(st, blocks, np.repeat(groups, n_acc)))
+        if n_ins.sum():
+            self.writer.write_instructions(self._instructions(st, blocks, np.repeat(groups, n_ins)))
+
+    def _dict(self, indices: np.ndarray, dictionary: pa.Array) -> pa.DictionaryArray:
+        return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), dictionary)
+
+    def _common(self, st: LaunchState, group: np.ndarray, item: np.ndarray, site: np.ndarray) -> dict:
+        n = len(group)
+        site32 = site.astype(np.int64)
+        site32[site == stream.NONE32] = -1
+        return {
+            "kernel": self._dict(np.zeros(n, np.int32), pa.array([st.kernel], pa.string())),
+            "launch": pa.array(np.full(n, st.launch, dtype=np.int32)),
+            "group": pa.array(group),
+            "item": pa.array(item.astype(np.int32)),
+            "site": pa.array(site32.astype(np.int32)),
+        }
+
+    def _accesses(self, st: LaunchState, blocks: list, group: np.ndarray) -> pa.RecordBatch:
+        cat = lambda name: np.concatenate([getattr(b, name) for b in blocks])  # noqa: E731
+        offset, item, site, buf = cat("offset"), cat("item"), cat("site"), cat("buffer")
+        size, kind = cat("size"), cat("kind")
+        space = kind & 3
+        is_global = (space == 1) | (space == 2)
+        known = is_global & (buf < len(st.base_table))
+        st.unmapped += int(np.count_nonzero(is_global & ~known)) + int(
+            np.count_nonzero(~is_global & (buf == stream.NONE32)))
+        safe = np.where(known, buf, 0).astype(np.intp)
+        address = np.where(known, st.base_table[safe] + offset, offset).astype(np.uint64)
+        arg = np.where(known, st.arg_table[safe], -1)
+        # seq: position of each access within its (group, item) run
+        n = len(offset)
+        start = np.ones(n, dtype=bool)
+        start[1:] = (group[1:] != group[:-1]) | (item[1:] != item[:-1])
+        idx = np.arange(n, dtype=np.int64)
+        seq = idx - np.maximum.accumulate(np.where(start, idx, 0))
+        cols = self._common(st, group, item, site)
+        cols.update(
+            seq=pa.array(seq),
+            space=self._dict(_SPACE_INDEX[space], _SPACES),
+            op=self._dict((kind >> 2).astype(np.int32), _OPS),
+            address=pa.array(address),
+            size=pa.array(size),
+            buffer=pa.array(arg, mask=arg < 0, type=pa.int32()),
+        )
+        return pa.RecordBatch.from_pydict(cols, schema=schema.ACCESSES)
+
+    def _instructions(self, st: LaunchState, blocks: list, group: np.ndarray) -> pa.RecordBatch:
+        count = np.concatenate([b.count for b in blocks]).astype(np.int64)
+        item = np.concatenate([b.ins_item for b in blocks])
+        site = np.concatenate([b.ins_site for b in blocks])
+        s = site.astype(np.intp)
+        cols = self._common(st, group, item, site)
+        cols.update(opclass=self._dict(st.site_opclass[s], st.opclasses),
+                    count=pa.array(count * st.site_lanes[s]))
+        return pa.RecordBatch.from_pydict(cols, schema=schema.INSTRUCTIONS)
+
+    # -- end ---------------------------------------------------------------------
+    def finish(self, *, host_exit_code: int | None = None, source_text: str | None = None,
+               extra: dict | None = None) -> None:
+        """Flush, then set the launches and sites tables (call before closing the writer)."""
+        self.flush()
+        rows = [self._launch_row(st, host_exit_code, source_text, extra or {}) for st in self.launches]
+        launches = pa.Table.from_pylist(rows, schema=schema.LAUNCHES) if rows else schema.empty("launches")
+        self.writer.set_launches(launches)
+        sites = pa.concat_tables(self._site_rows) if self._site_rows else schema.empty("sites")
+        self.writer.set_sites(sites)
+
+    def _launch_row(self, st: LaunchState, host_exit_code, source_text, extra) -> dict:
+        info, end = st.info, st.end or {}
+        total = end.get("total_groups") or int(np.prod(info["num_groups"]))
+        recorded = end.get("groups_recorded", 0)
+        sampling = dict(info["sampling"], groups_recorded=recorded, total_groups=total,
+                        scale=(total / recorded) if recorded else None)
+        diagnostics = list(st.diagnostics)
+        status = status_of(st, host_exit_code)
+        if st.end is None:
+            diagnostics.append("the launch did not finish: the program stopped while it ran")
+        if host_exit_code:
+            diagnostics.append(f"the host program exited with status {host_exit_code}")
+        if st.unmapped:
+            diagnostics.append(f"{st.unmapped} access(es) fell outside every known buffer")
+        meta = {
+            "recorder": "tracekit-oclgrind", "status": status, "diagnostics": diagnostics,
+            "oclgrind_errors": st.errors, "sampling": sampling, "layout": st.layout,
+            "work_dim": info["work_dim"], "num_groups": info["num_groups"],
+            "global_offset": info["global_offset"], "args": info["args"],
+        }
+        if host_exit_code is not None:
+            meta["host_exit_code"] = host_exit_code
+        meta.update(extra)
+        local_bytes = max(end.get("local_mem_bytes", 0), info.get("static_local_bytes", 0))
+        return {
+            "kernel": st.kernel, "launch": st.launch, "global_size": info["global_size"],
+            "local_size": info["local_size"], "local_mem_bytes": local_bytes,
+            "build_options": info.get("build_options") or None, "device": self.device,
+            "source": source_text if source_text is not None else info.get("source"),
+            "registers_per_item": None, "metadata": json.dumps(meta, sort_keys=True),
+        }
+
+
+def status_of(st: LaunchState, host_exit_code: int | None) -> str:
+    """ok | errors (Oclgrind reported errors) | incomplete (never finished) |
+    host_failed (finished cleanly, but the host program then failed)."""
+    if st.end is None:
+        return "incomplete"
+    if st.errors:
+        return "errors"
+    return "host_failed" if host_exit_code else "ok"

@@ -1,0 +1,536 @@
+// tracekit recorder: an Oclgrind plugin that writes every memory access and
+// per-(work-item, site) instruction counts of recorded work-groups as binary,
+// columnar blocks (stream.h) to a file descriptor.
+//
+// Threading: Oclgrind runs work-groups on several worker threads.  Everything a
+// work-group produces is kept in thread-local state and handed over, whole, when
+// the group completes; a mutex-protected reorder buffer then writes groups in
+// increasing linear index, which is the canonical row order of trace v1.
+//
+// Environment: TRACEKIT_FD (descriptor to write to) or TRACEKIT_OUT (path),
+// TRACEKIT_SAMPLE (see sampler.h).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+#include <oclgrind/Context.h>
+#include <oclgrind/Kernel.h>
+#include <oclgrind/KernelInvocation.h>
+#include <oclgrind/Memory.h>
+#include <oclgrind/Plugin.h>
+#include <oclgrind/Program.h>
+#include <oclgrind/WorkGroup.h>
+#include <oclgrind/WorkItem.h>
+
+#include "llvm/IR/Argument.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Module.h"
+
+#include "opclass.h"
+#include "sampler.h"
+#include "sitemap.h"
+#include "stream.h"
+
+using namespace oclgrind;
+
+namespace tracekit
+{
+
+static const uint32_t NO_BUFFER = 0xFFFFFFFFu;
+static const size_t FLUSH_BYTES = 4u << 20;
+static const uint64_t LOCAL_ALIGN = 16;
+
+struct AccessRec
+{
+  uint64_t offset;
+  uint32_t site;
+  uint32_t buffer;
+  uint16_t size;
+  uint8_t kind;
+};
+
+// One work-item's share of a recorded work-group.
+struct ItemState
+{
+  std::vector<AccessRec> acc;
+  std::vector<uint32_t> counts;   // executions per site (dense)
+  std::vector<uint32_t> touched;  // sites with a non-zero count
+};
+
+// Local or private memory of one work-group / work-item, flattened: each buffer
+// gets a base offset in allocation order.
+struct SpaceLayout
+{
+  std::vector<uint64_t> base;
+  uint64_t bump = 0;
+  size_t live = 0;
+};
+
+struct ThreadState
+{
+  int32_t launch = -1;
+  bool recording = false;
+  uint64_t group = 0;
+  std::vector<ItemState> items;
+  const WorkItem* lastItem = nullptr;
+  ItemState* lastState = nullptr;
+  std::unordered_map<const Memory*, SpaceLayout> layouts;
+};
+static thread_local ThreadState tls;
+
+class Recorder : public Plugin
+{
+public:
+  Recorder(const Context* context) : Plugin(context)
+  {
+    const char* fd = getenv("TRACEKIT_FD");
+    const char* path = getenv("TRACEKIT_OUT");
+    if (fd && *fd)
+      m_fd = atoi(fd);
+    else if (path && *path)
+      m_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (!m_sampler.parse(getenv("TRACEKIT_SAMPLE")))
+    {
+      fprintf(stderr, "tracekit: bad TRACEKIT_SAMPLE value '%s'\n", getenv("TRACEKIT_SAMPLE"));
+      m_sampler = Sampler();
+    }
+    m_out.raw(STREAM_MAGIC, 8);
+  }
+
+  ~Recorder() override
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    flushLocked();
+    if (m_fd >= 0 && !getenv("TRACEKIT_FD"))
+      close(m_fd);
+  }
+
+  bool isThreadSafe() const override { return true; }
+
+  void kernelBegin(const KernelInvocation* ki) override;
+  void kernelEnd(const KernelInvocation* ki) override;
+  void workGroupBegin(const WorkGroup* wg) override;
+  void workGroupComplete(const WorkGroup* wg) override;
+
+  void instructionExecuted(const WorkItem* wi, const llvm::Instruction* inst,
+                           const TypedValue& result) override
+  {
+    if (!tls.recording)
+      return;
+    uint32_t s = m_sites.find(inst);
+    if (s == SiteMap::NONE)
+      return;
+    ItemState* st = itemOf(wi);
+    if (st->counts[s]++ == 0)
+      st->touched.push_back(s);
+  }
+
+  void memoryLoad(const Memory* m, const WorkItem* wi, size_t addr, size_t size) override
+  {
+    if (tls.recording)
+      access(m, wi, addr, size, OP_LOAD);
+  }
+  void memoryStore(const Memory* m, const WorkItem* wi, size_t addr, size_t size,
+                   const uint8_t*) override
+  {
+    if (tls.recording)
+      access(m, wi, addr, size, OP_STORE);
+  }
+  // Oclgrind reports an atomic as a load then (if it writes) a store; one
+  // trace row per atomic operation, taken from the load.
+  void memoryAtomicLoad(const Memory* m, const WorkItem* wi, AtomicOp, size_t addr,
+                        size_t size) override
+  {
+    if (tls.recording)
+      access(m, wi, addr, size, OP_ATOMIC);
+  }
+
+  void memoryAllocated(const Memory* m, size_t addr, size_t size, cl_mem_flags flags,
+                       const uint8_t*) override;
+  void memoryDeallocated(const Memory* m, size_t addr) override;
+  void log(MessageType type, const char* message) override;
+
+private:
+  std::mutex m_mutex;
+  int m_fd = -1;
+  bool m_broken = false;
+  ByteSink m_out;
+  Sampler m_sampler;
+  SiteMap m_sites;
+  std::vector<uint8_t> m_siteSpace;
+  int32_t m_launch = -1;
+  bool m_active = false;
+  Size3 m_local;
+  size_t m_itemsPerGroup = 0;
+  Size3 m_groups;
+  uint64_t m_nextGroup = 0;
+  uint64_t m_groupsRecorded = 0;
+  uint64_t m_localBytes = 0;
+  std::map<uint64_t, std::vector<uint8_t>> m_pending;
+
+  ItemState* itemOf(const WorkItem* wi)
+  {
+    if (wi == tls.lastItem)
+      return tls.lastState;
+    Size3 lid = wi->getLocalID();
+    size_t idx = lid.x + m_local.x * (lid.y + m_local.y * lid.z);
+    ItemState* st = &tls.items[idx < tls.items.size() ? idx : 0];
+    tls.lastItem = wi;
+    tls.lastState = st;
+    return st;
+  }
+
+  void access(const Memory* m, const WorkItem* wi, size_t addr, size_t size, uint8_t op);
+  void startThreadLaunch();
+  void emitGroupBlock(std::vector<uint8_t>& block);
+  void drainLocked(bool all);
+  void flushLocked();
+  std::string launchJson(const KernelInvocation* ki);
+};
+
+// --- memory accesses ------------------------------------------------------
+
+void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t size, uint8_t op)
+{
+  ItemState* st = itemOf(wi);
+  const llvm::Instruction* inst = wi->getCurrentInstruction();
+  uint32_t site = inst ? m_sites.find(inst) : SiteMap::NONE;
+  unsigned as = m->getAddressSpace();
+  AccessRec r;
+  r.site = site;
+  r.size = (uint16_t)std::min<size_t>(size, 0xFFFF);
+  uint8_t space;
+  if (as == AddrSpaceGlobal || as == AddrSpaceConstant)
+  {
+    bool constant = as == AddrSpaceConstant ||
+                    (site != SiteMap::NONE && m_siteSpace[site] == AddrSpaceConstant);
+    space = constant ? SPACE_CONSTANT : SPACE_GLOBAL;
+    r.buffer = (uint32_t)m->extractBuffer(addr);
+    r.offset = m->extractOffset(addr);
+  }
+  else
+  {
+    space = as == AddrSpaceLocal ? SPACE_LOCAL : SPACE_PRIVATE;
+    size_t buf = m->extractBuffer(addr);
+    r.offset = m->extractOffset(addr);
+    r.buffer = NO_BUFFER;
+    auto it = tls.layouts.find(m);
+    if (it != tls.layouts.end() && buf < it->second.base.size())
+    {
+      r.offset += it->second.base[buf];
+      r.buffer = 0;
+    }
+  }
+  r.kind = (uint8_t)(space | (op << 2));
+  st->acc.push_back(r);
+}
+
+void Recorder::memoryAllocated(const Memory* m, size_t addr, size_t size, cl_mem_flags flags,
+                               const uint8_t*)
+{
+  unsigned as = m->getAddressSpace();
+  if (as == AddrSpaceGlobal || as == AddrSpaceConstant)
+  {
+    uint64_t payload[3] = {(uint64_t)m->extractBuffer(addr), (uint64_t)size, (uint64_t)flags};
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_out.record(REC_ALLOC, m_launch, payload, sizeof(payload));
+    return;
+  }
+  SpaceLayout& L = tls.layouts[m];
+  size_t buf = m->extractBuffer(addr);
+  if (buf >= L.base.size())
+    L.base.resize(buf + 1, 0);
+  L.bump = (L.bump + LOCAL_ALIGN - 1) / LOCAL_ALIGN * LOCAL_ALIGN;
+  L.base[buf] = L.bump;
+  L.bump += size;
+  L.live++;
+}
+
+void Recorder::memoryDeallocated(const Memory* m, size_t addr)
+{
+  unsigned as = m->getAddressSpace();
+  if (as == AddrSpaceGlobal || as == AddrSpaceConstant)
+  {
+    uint64_t payload[1] = {(uint64_t)m->extractBuffer(addr)};
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_out.record(REC_FREE, m_launch, payload, sizeof(payload));
+    return;
+  }
+  auto it = tls.layouts.find(m);
+  if (it != tls.layouts.end() && --it->second.live == 0)
+    tls.layouts.erase(it);
+}
+
+void Recorder::log(MessageType type, const char* message)
+{
+  if (type != ERROR && type != WARNING)
+    return;
+  std::string text(message ? message : "");
+  ByteSink payload;
+  payload.put<uint32_t>((uint32_t)type);
+  payload.put<uint32_t>(0);
+  payload.raw(text.data(), text.size());
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_out.record(REC_LOG, m_active ? m_launch : -1, payload.bytes.data(), payload.bytes.size());
+}
+
+// --- work-groups ----------------------------------------------------------
+
+void Recorder::startThreadLaunch()
+{
+  tls.launch = m_launch;
+  tls.items.assign(m_itemsPerGroup, ItemState());
+  for (ItemState& it : tls.items)
+    it.counts.assign(m_sites.size(), 0);
+}
+
+void Recorder::workGroupBegin(const WorkGroup* wg)
+{
+  Size3 gid = wg->getGroupID();
+  uint64_t g = gid.x + m_groups.x * (gid.y + m_groups.y * gid.z);
+  tls.recording = m_sampler.pick(g);
+  tls.lastItem = nullptr;
+  if (!tls.recording)
+    return;
+  if (tls.launch != m_launch)
+    startThreadLaunch();
+  tls.group = g;
+  auto it = tls.layouts.find(wg->getLocalMemory());
+  if (it != tls.layouts.end())
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_localBytes = std::max<uint64_t>(m_localBytes, it->second.bump);
+  }
+}
+
+template <typename T> static void putColumn(ByteSink& s, const std::vector<T>& v)
+{
+  s.raw(v.data(), v.size() * sizeof(T));
+  s.pad();
+}
+
+void Recorder::workGroupComplete(const WorkGroup* wg)
+{
+  if (!tls.recording)
+    return;
+  tls.recording = false;
+  tls.lastItem = nullptr;
+  size_t nacc = 0, nins = 0;
+  for (ItemState& it : tls.items)
+  {
+    nacc += it.acc.size();
+    nins += it.touched.size();
+  }
+  std::vector<uint64_t> off(nacc), cnt(nins);
+  std::vector<uint32_t> aitem(nacc), site(nacc), buf(nacc), iitem(nins), isite(nins);
+  std::vector<uint16_t> size(nacc);
+  std::vector<uint8_t> kind(nacc);
+  size_t a = 0, n = 0;
+  for (uint32_t i = 0; i < tls.items.size(); i++)
+  {
+    ItemState& it = tls.items[i];
+    for (const AccessRec& r : it.acc)
+    {
+      off[a] = r.offset;
+      aitem[a] = i;
+      site[a] = r.site;
+      buf[a] = r.buffer;
+      size[a] = r.size;
+      kind[a++] = r.kind;
+    }
+    it.acc.clear();
+    std::sort(it.touched.begin(), it.touched.end());
+    for (uint32_t s : it.touched)
+    {
+      cnt[n] = it.counts[s];
+      iitem[n] = i;
+      isite[n++] = s;
+      it.counts[s] = 0;
+    }
+    it.touched.clear();
+  }
+  ByteSink block;
+  block.put<uint64_t>(tls.group);
+  block.put<uint64_t>(nacc);
+  block.put<uint64_t>(nins);
+  putColumn(block, off);
+  putColumn(block, aitem);
+  putColumn(block, site);
+  putColumn(block, buf);
+  putColumn(block, size);
+  putColumn(block, kind);
+  putColumn(block, cnt);
+  putColumn(block, iitem);
+  putColumn(block, isite);
+
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_pending[tls.group] = std::move(block.bytes);
+  drainLocked(false);
+}
+
+void Recorder::emitGroupBlock(std::vector<uint8_t>& block)
+{
+  m_out.record(REC_GROUP, m_launch, block.data(), block.size());
+  m_groupsRecorded++;
+}
+
+// Writes pending groups in increasing index: only the next expected one unless
+// ``all`` (end of a launch, when a group may have been lost to a fatal error).
+void Recorder::drainLocked(bool all)
+{
+  while (!m_pending.empty())
+  {
+    auto it = m_pending.begin();
+    if (!all && it->first != m_nextGroup)
+      break;
+    emitGroupBlock(it->second);
+    m_nextGroup = m_sampler.next(it->first + 1);
+    m_pending.erase(it);
+  }
+  if (m_out.bytes.size() >= FLUSH_BYTES)
+    flushLocked();
+}
+
+void Recorder::flushLocked()
+{
+  size_t done = 0;
+  while (!m_broken && m_fd >= 0 && done < m_out.bytes.size())
+  {
+    ssize_t w = write(m_fd, m_out.bytes.data() + done, m_out.bytes.size() - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+    {
+      m_broken = true;
+      fprintf(stderr, "tracekit: cannot write the recording stream (%s)\n", strerror(errno));
+      break;
+    }
+    done += (size_t)w;
+  }
+  m_out.bytes.clear();
+}
+
+// --- launches -------------------------------------------------------------
+
+static std::string size3Json(const Size3& s)
+{
+  return "[" + std::to_string(s.x) + "," + std::to_string(s.y) + "," + std::to_string(s.z) + "]";
+}
+
+std::string Recorder::launchJson(const KernelInvocation* ki)
+{
+  const Kernel* k = ki->getKernel();
+  const Program* p = k->getProgram();
+  std::map<unsigned, uint64_t> argBuffer;
+  for (auto it = k->values_begin(); it != k->values_end(); ++it)
+  {
+    if (const llvm::Argument* a = llvm::dyn_cast<llvm::Argument>(it->first))
+    {
+      if (a->getType()->isPointerTy() && it->second.size == sizeof(size_t))
+        argBuffer[a->getArgNo()] = m_context->getGlobalMemory()->extractBuffer(it->second.getPointer());
+    }
+  }
+  std::string j = "{\"kernel\":" + jsonString(k->getName());
+  j += ",\"work_dim\":" + std::to_string(ki->getWorkDim());
+  j += ",\"global_size\":" + size3Json(ki->getGlobalSize());
+  j += ",\"local_size\":" + size3Json(ki->getLocalSize());
+  j += ",\"global_offset\":" + size3Json(ki->getGlobalOffset());
+  j += ",\"num_groups\":" + size3Json(ki->getNumGroups());
+  j += ",\"static_local_bytes\":" + std::to_string(k->getLocalMemorySize());
+  j += ",\"build_options\":" + jsonString(p->getBuildOptions());
+  j += ",\"source\":" + jsonString(p->getSource());
+  j += ",\"sampling\":" + m_sampler.json();
+  j += ",\"args\":[";
+  for (unsigned i = 0; i < k->getNumArguments(); i++)
+  {
+    unsigned aq = k->getArgumentAddressQualifier(i);
+    const char* q = aq == CL_KERNEL_ARG_ADDRESS_GLOBAL     ? "global"
+                    : aq == CL_KERNEL_ARG_ADDRESS_CONSTANT ? "constant"
+                    : aq == CL_KERNEL_ARG_ADDRESS_LOCAL    ? "local"
+                                                           : "private";
+    j += std::string(i ? "," : "") + "{\"index\":" + std::to_string(i) +
+         ",\"name\":" + jsonString(k->getArgumentName(i).str()) +
+         ",\"type\":" + jsonString(k->getArgumentTypeName(i).str()) + ",\"address\":\"" + q + "\"";
+    auto b = argBuffer.find(i);
+    if (b != argBuffer.end() && (aq == CL_KERNEL_ARG_ADDRESS_GLOBAL || aq == CL_KERNEL_ARG_ADDRESS_CONSTANT))
+      j += ",\"buffer\":" + std::to_string(b->second);
+    j += "}";
+  }
+  j += "],\"sites\":{";
+  std::string op, cls, file, line, col, lanes;
+  const std::vector<const llvm::Instruction*>& insts = m_sites.instructions();
+  for (size_t s = 0; s < insts.size(); s++)
+  {
+    const llvm::Instruction* inst = insts[s];
+    unsigned l = 1;
+    std::string c = classify(inst, l);
+    const char* sep = s ? "," : "";
+    op += sep + jsonString(opcodeText(inst));
+    cls += sep + jsonString(c);
+    lanes += sep + std::to_string(l);
+    const llvm::DILocation* loc = inst->getDebugLoc().get();
+    file += sep + (loc ? jsonString(loc->getFilename().str()) : std::string("null"));
+    line += sep + (loc ? std::to_string(loc->getLine()) : std::string("null"));
+    col += sep + (loc ? std::to_string(loc->getColumn()) : std::string("null"));
+  }
+  j += "\"opcode\":[" + op + "],\"opclass\":[" + cls + "],\"lanes\":[" + lanes + "],\"file\":[" + file +
+       "],\"line\":[" + line + "],\"column\":[" + col + "]}}";
+  return j;
+}
+
+void Recorder::kernelBegin(const KernelInvocation* ki)
+{
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_launch++;
+  m_active = true;
+  const llvm::Function* fn = ki->getKernel()->getFunction();
+  m_sites.build(fn->getParent());
+  m_siteSpace.assign(m_sites.size(), 0);
+  for (size_t s = 0; s < m_sites.size(); s++)
+    m_siteSpace[s] = (uint8_t)pointerSpace(m_sites.instructions()[s]);
+  m_local = ki->getLocalSize();
+  m_itemsPerGroup = m_local.x * m_local.y * m_local.z;
+  m_groups = ki->getNumGroups();
+  m_sampler.start(m_groups.x * m_groups.y * m_groups.z);
+  m_nextGroup = m_sampler.next(0);
+  m_groupsRecorded = 0;
+  m_localBytes = 0;
+  m_pending.clear();
+  std::string j = launchJson(ki);
+  m_out.record(REC_LAUNCH_BEGIN, m_launch, j.data(), j.size());
+  flushLocked();
+}
+
+void Recorder::kernelEnd(const KernelInvocation* ki)
+{
+  std::lock_guard<std::mutex> lock(m_mutex);
+  drainLocked(true);
+  std::string j = "{\"groups_recorded\":" + std::to_string(m_groupsRecorded) +
+                  ",\"total_groups\":" + std::to_string(m_sampler.total) +
+                  ",\"local_mem_bytes\":" + std::to_string(m_localBytes) + "}";
+  m_out.record(REC_LAUNCH_END, m_launch, j.data(), j.size());
+  m_active = false;
+  flushLocked();
+}
+
+} // namespace tracekit
+
+static tracekit::Recorder* g_recorder = nullptr;
+
+extern "C" void initializePlugins(Context* context)
+{
+  g_recorder = new tracekit::Recorder(context);
+  context->registerPlugin(g_recorder);
+}
+
+extern "C" void releasePlugins(Context* context)
+{
+  context->unregisterPlugin(g_recorder);
+  delete g_recorder;
+  g_recorder = nullptr;
+}

@@ -1,0 +1,157 @@
+"""Running a program under Oclgrind with the recorder plugin, converting as it runs.
+
+The plugin writes to the write end of a pipe the child inherits (``TRACEKIT_FD``);
+this process reads the other end and converts records while the kernel is
+still executing, so recording and conversion overlap.  The trace is written
+through :class:`~tracekit.store.TraceWriter` under a temporary name: if
+anything fails (the child, the conversion, the disk) nothing half-written is
+left at the destination.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import RecordError
+from ..store import TraceWriter
+from . import stream, toolchain
+from .convert import Converter, status_of
+from .layout import DEFAULT_ALIGNMENT, DEFAULT_HEAP_BASE, DeviceLayout
+
+_SAMPLE_RE = re.compile(r"^(all|first:[1-9]\d*|every:[1-9]\d*|random:[1-9]\d*(:\d+)?)$")
+ERROR_PREFIX = "TRACEKIT-ERROR "
+
+
+def check_sample(spec: str) -> str:
+    """Validate a sampling spec: all, first:N, every:K, random:N[:SEED]."""
+    spec = (spec or "all").strip()
+    if not _SAMPLE_RE.match(spec):
+        raise RecordError(f"--sample '{spec}' is not all, first:N, every:K or random:N[:SEED]")
+    if spec.startswith("random:") and spec.count(":") == 1:
+        spec += ":0"
+    return spec
+
+
+@dataclass
+class RecordResult:
+    """What a recording produced; ``launches`` lists (kernel, status) per launch."""
+
+    path: Path
+    launches: list[tuple[str, str]]
+    accesses: int
+    instructions: int
+    host_exit_code: int
+    diagnostics: list[str] = field(default_factory=list)
+    stderr: str = ""
+
+    @property
+    def flagged(self) -> bool:
+        return any(status != "ok" for _, status in self.launches)
+
+
+class _StderrPump(threading.Thread):
+    """Collects the child's stderr (and echoes it when asked) without blocking it."""
+
+    def __init__(self, pipe, echo: bool):
+        super().__init__(daemon=True)
+        self.pipe, self.echo, self.lines = pipe, echo, []
+
+    def run(self) -> None:
+        for raw in iter(self.pipe.readline, b""):
+            line = raw.decode("utf-8", errors="replace")
+            self.lines.append(line)
+            if self.echo:
+                sys.stderr.write(line)
+                sys.stderr.flush()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+
+def _disk_error(exc: OSError, out: Path) -> RecordError:
+    why = {errno.ENOSPC: "the disk is full", errno.EFBIG: "the file size limit was reached",
+           errno.EDQUOT: "the disk quota is exhausted"}.get(exc.errno, str(exc))
+    return RecordError(f"writing the trace failed: {why}; nothing was written", path=str(out))
+
+
+def host_error(stderr: str) -> RecordError | None:
+    """The launch host's own report of a user mistake, if it printed one."""
+    idx = stderr.find(ERROR_PREFIX)
+    if idx < 0:
+        return None
+    text = stderr[idx + len(ERROR_PREFIX):].strip()
+    kind, _, message = text.partition(": ")
+    return RecordError(message, hint=None if kind != "build" else "fix the kernel source or --build-options")
+
+
+def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "all",
+                  alignment: int = DEFAULT_ALIGNMENT, heap_base: int = DEFAULT_HEAP_BASE,
+                  file_alias: dict[str, str] | None = None, source_text: str | None = None,
+                  echo: bool = True, extra_meta: dict | None = None,
+                  env: dict[str, str] | None = None) -> RecordResult:
+    """Run ``command`` under Oclgrind with the recorder; write every launch to ``out``."""
+    out = Path(out)
+    tc = toolchain.find_toolchain()
+    plugin = toolchain.plugin_path()
+    try:
+        layout = DeviceLayout(alignment=alignment, heap_base=heap_base)
+    except ValueError as exc:
+        raise RecordError(f"--align: {exc}") from None
+    child_env = dict(os.environ if env is None else env)
+    rfd, wfd = os.pipe()
+    child_env.update(OCLGRIND_PLUGINS=str(plugin), TRACEKIT_FD=str(wfd), TRACEKIT_SAMPLE=check_sample(sample),
+                     PYOPENCL_NO_CACHE="1")
+    try:
+        proc = subprocess.Popen([tc.oclgrind, *command], env=child_env, pass_fds=(wfd,),
+                                stdin=subprocess.DEVNULL, stdout=None if echo else subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+    except OSError as exc:
+        os.close(rfd)
+        os.close(wfd)
+        raise RecordError(f"cannot start {command[0]}: {exc}") from None
+    os.close(wfd)
+    pump = _StderrPump(proc.stderr, echo)
+    pump.start()
+    try:
+        writer = TraceWriter(out)
+    except OSError as exc:
+        proc.kill()
+        proc.wait()
+        os.close(rfd)
+        raise _disk_error(exc, out) from None
+    conv = Converter(writer, layout=layout, file_alias=file_alias, device=f"Oclgrind {tc.version}")
+    try:
+        with os.fdopen(rfd, "rb", buffering=1 << 20) as f:
+            for rec in stream.read_records(f):
+                conv.handle(rec)
+        rc = proc.wait()
+        pump.join()
+        err = host_error(pump.text)
+        if err is not None:
+            raise err
+        if not conv.launches:
+            tail = "\n".join(pump.text.strip().splitlines()[-15:])
+            raise RecordError(f"no kernel launch was recorded (the program exited with status {rc})"
+                              + (f"; its last messages:\n{tail}" if tail else ""))
+        conv.finish(host_exit_code=rc, source_text=source_text, extra=extra_meta)
+        writer.close()
+    except BaseException as exc:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        writer.abort()
+        if isinstance(exc, OSError):
+            raise _disk_error(exc, out) from None
+        raise
+    launches = [(st.kernel, status_of(st, rc)) for st in conv.launches]
+    diags = [d for st in conv.launches for d in st.diagnostics[:3]] + conv.orphan_logs[:5]
+    return RecordResult(out, launches, writer.rows["accesses"], writer.rows["instructions"], rc,
+                        diags, pump.text)
