@@ -19,9 +19,10 @@ G6400 = target_path("powervr-g6400").read_text()
 
 
 def test_required_targets_are_shipped():
-    names = set(SHIPPED)
-    assert {"powervr-g6400", "nvidia-h200", "intel-hd530"} <= names
-    assert len(names) >= 3
+    families = {load_target(n).family for n in SHIPPED}
+    assert {"powervr-g6400", "powervr-gx6650", "adreno-640", "adreno-740", "intel-hd530",
+            "intel-iris-plus-g7", "nvidia-h200"} <= set(SHIPPED)
+    assert {"Adreno 6xx", "Adreno 7xx", "Gen9 GT2 (Skylake)"} <= families
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -103,6 +104,26 @@ def test_intel_gen9_guide_numbers():
     assert (occ.barrier_slots_per_cu, occ.local_mem_alloc_min_bytes, occ.local_mem_alloc_step_bytes) == \
         (16, 4096, 1024)
     assert t.alu_cycles["int_add"] > t.alu_cycles["fp32_add"]
+
+
+@pytest.mark.parametrize("name", ["adreno-640", "adreno-740"])
+def test_adreno_guide_numbers(name):
+    t = load_target(name)
+    assert t.alu_cycles["fp16_fma"] * 2 == t.alu_cycles["fp32_fma"]
+    assert t.cache("L2").line_bytes == 64
+    # the guide's coalescing example: 8 consecutive 4-byte work-items need 2 transactions
+    assert 8 * 4 // t.transaction_bytes == 2
+    classes = t.extra["math_cost_classes"]
+    assert classes["A"] < classes["B"] < classes["C"] < classes["D"]
+    assert t.alu_cycles["math_fabs"] == classes["A"] and t.alu_cycles["math_tan"] == classes["D"]
+    assert t.alu_cycles["math_native_sin"] < t.alu_cycles["math_sin"]
+
+
+def test_gx6650_uses_the_rogue_lane_rates_at_its_own_size():
+    small, big = load_target("powervr-g6400"), load_target("powervr-gx6650")
+    scale = (big.clock_mhz * big.compute_units) / (small.clock_mhz * small.compute_units)
+    for a, b in zip(peak_throughput(small), peak_throughput(big), strict=True):
+        assert b.value == pytest.approx(a.value * scale)
 
 
 def test_h200_numbers():
@@ -233,7 +254,7 @@ def test_cli_targets_list():
         assert name in res.output
     row = next(line for line in res.output.splitlines() if "powervr-g6400" in line)
     assert "│ 4 " in row and "32" in row and "500" in row
-    assert "8/16/32" in res.output
+    assert "16 (8/16/32)" in res.output
 
 
 def test_cli_targets_show_g6400_prints_the_guide_table_and_sources():

@@ -67,7 +67,9 @@ def register(app: typer.Typer) -> None:
         table = Table("name", "vendor", "family", "CUs", "SIMD width", "clock MHz")
         for name in list_targets():
             t = load_target(name)
-            widths = "/".join(str(w) for w in t.simd.widths)
+            widths = str(t.simd.width)
+            if len(t.simd.widths) > 1:
+                widths += " (" + "/".join(str(w) for w in t.simd.widths) + ")"
             table.add_row(t.name, t.vendor, t.family, str(t.compute_units), widths, _num(t.clock_mhz))
         Console(width=200).print(table)
 
