@@ -1,0 +1,105 @@
+"""The rendered report: one self-contained file, deterministic, written atomically."""
+
+from __future__ import annotations
+
+import os
+import re
+from html.parser import HTMLParser
+
+import pytest
+from test_report_fixtures import TARGETS, sample_inputs, sample_model
+
+from tracekit.errors import TracekitError
+from tracekit.report import build_report_model, render_html, render_report
+from tracekit.report.render import RefusingFetcher, render_pdf_bytes
+
+
+class Tags(HTMLParser):
+    """Every start tag with its attributes, to check what a browser would load or run."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def tags_of(html: str) -> list[tuple[str, dict]]:
+    p = Tags()
+    p.feed(html)
+    return p.tags
+
+
+@pytest.fixture(scope="module")
+def html() -> str:
+    return render_html(sample_model())
+
+
+def test_html_is_self_contained(html):
+    tags = tags_of(html)
+    names = {t for t, _ in tags}
+    assert "script" not in names and "link" not in names and "img" not in names and "iframe" not in names
+    for tag, attrs in tags:
+        for key, value in attrs.items():
+            assert not key.startswith("on"), (tag, key)
+            if key in ("src", "href", "xlink:href", "action"):
+                assert value.startswith("#"), (tag, key, value)   # in-page anchors only
+    assert "url(" not in html and "@import" not in html and "@font-face" not in html
+    assert re.search(r"<style>[^<]*\.badge", html)          # the stylesheet is inlined
+    assert "Content-Security-Policy" in html
+
+
+def test_html_has_every_part(html):
+    assert html.count("<svg") >= 3 * 5   # per target: roofline, times, coalescing, banks, meters
+    for part in ("Summary", "Checklist", "Across targets", "Methods and assumptions", "Hottest source lines"):
+        assert part in html
+    for target in TARGETS:
+        assert html.count(target) >= 3
+    assert "Local-memory bank conflicts in the transposed read" in html
+    assert "powervr-rogue-compute-recommendations.txt §4.3 Common store" in html
+    assert 'class="ln hot"' in html and "out[ty * n + tx]" in html
+    assert 'class="badge memory"' in html and 'class="badge latency"' in html
+
+
+def test_same_inputs_give_identical_bytes():
+    assert render_html(sample_model()) == render_html(sample_model())
+
+
+def test_error_cell_is_shown_without_charts():
+    summary, results, findings = sample_inputs()
+    results["adreno-640"] = {"launches": [{"kernel": "transpose", "launch": 0,
+                                           "error": "work-group of 256 items exceeds the maximum of 128"}]}
+    html = render_html(build_report_model(summary, results, findings))
+    assert "Not analysed on this target: work-group of 256 items exceeds the maximum of 128" in html
+
+
+def test_render_report_writes_atomically(tmp_path):
+    out = tmp_path / "r.html"
+    out.write_text("old")
+    path = render_report(sample_model(), "html", out)
+    assert path == out and out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert sorted(os.listdir(tmp_path)) == ["r.html"]        # no temporary left behind
+    with pytest.raises(TracekitError, match="unknown report format"):
+        render_report(sample_model(), "docx", tmp_path / "r.docx")
+    with pytest.raises(TracekitError, match="output folder does not exist"):
+        render_report(sample_model(), "html", tmp_path / "missing" / "r.html")
+
+
+def test_pdf_renders_without_fetching_anything(tmp_path):
+    fetcher = RefusingFetcher()
+    out = render_report(sample_model(), "pdf", tmp_path / "r.pdf", fetcher=fetcher)
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF-") and len(data) > 20_000
+    assert fetcher.attempts == []
+
+
+def test_refusing_fetcher_refuses(tmp_path):
+    secret = tmp_path / "secret.css"
+    secret.write_text("body { background: red; }")
+    fetcher = RefusingFetcher()
+    pdf = render_pdf_bytes(f'<link rel="stylesheet" href="{secret.as_uri()}"><p>x</p>', fetcher)
+    assert fetcher.attempts == [secret.as_uri()]
+    assert pdf.startswith(b"%PDF-")
+    with pytest.raises(PermissionError):
+        fetcher("https://example.com/a.png")
