@@ -1,0 +1,381 @@
+"""Memory replay of a trace on one target: waves -> requests -> coalescing, caches, banks.
+
+:func:`replay_memory` streams the accesses table launch by launch, in chunks of
+whole rounds of work-groups (one work-group per compute unit per round, see
+:func:`analyzers.waves.schedule`), so memory stays bounded by the chunk size and
+not by the trace.  Cache state lives for one launch: it starts empty, and dirty
+data is flushed to DRAM when the launch ends; launches are therefore independent
+and can be replayed apart and summed.
+
+Spaces: ``global``, ``constant`` and ``image`` accesses go through the cache
+hierarchy (``memory.*``); ``local`` accesses go to the banks
+(``local_memory.*``); ``private`` accesses are taken to live in registers and only
+appear in the per-site table.  Atomics count as writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from tracekit import schema, store
+from tracekit.targets.model import Target
+from tracekit.trace import Trace
+
+from .banks import bank_cycles
+from .cache import CacheHierarchy
+from .coalescing import distinct_segments
+from .waves import form_requests, pack_factor, schedule, virtual_groups
+
+SPACE_CODES = {s: i for i, s in enumerate(schema.SPACES)}
+OP_CODES = {s: i for i, s in enumerate(schema.OPS)}
+MEMORY_SPACES = ("global", "constant", "image")
+_COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address", "size"]
+_ADDR_MASK = np.uint64((1 << 63) - 1)
+_SITE_COLS = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved",
+              "local_cycles", "degree_sum", "degree_max"]
+
+
+@dataclass
+class MemoryReplay:
+    """Memory metrics of one trace (or some of its launches) on one target."""
+
+    target: str
+    accesses: int
+    #: kernel, launch, site, space, op, requests, accesses, transactions,
+    #: transactions_per_request, bytes_requested, bytes_moved, local_cycles,
+    #: conflict_degree_mean, conflict_degree_max (NaN for non-local sites).
+    per_site: pd.DataFrame
+    #: kernel, launch, accesses, requests, transactions, transactions_per_request,
+    #: bytes_requested, bytes_moved, local_requests, local_cycles,
+    #: conflict_degree_mean, dram_bytes_read, dram_bytes_written, <level>_hit_rate.
+    per_launch: pd.DataFrame
+    #: One dict per level: level, scope, instances, hits, misses, hit_rate,
+    #: load_hits, load_misses, store_hits, store_misses, evictions.
+    caches: list[dict]
+    dram_bytes_read: int
+    dram_bytes_written: int
+    #: launch, site, conflict_degree, requests: how many local requests had each degree.
+    conflict_degrees: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def _mem_sites(self) -> pd.DataFrame:
+        return self.per_site[self.per_site["space"].isin(MEMORY_SPACES)]
+
+    def to_dict(self) -> dict:
+        """The JSON-ready summary (``memory.*`` and ``local_memory.*`` keys)."""
+        mem = self._mem_sites()
+        loc = self.per_site[self.per_site["space"] == "local"]
+        requests = int(mem["requests"].sum())
+        transactions = int(mem["transactions"].sum())
+        lreq = int(loc["requests"].sum())
+        return {
+            "memory": {
+                "requests": requests,
+                "transactions": transactions,
+                "transactions_per_request": transactions / requests if requests else 0.0,
+                "bytes_requested": int(mem["bytes_requested"].sum()),
+                "bytes_moved": int(mem["bytes_moved"].sum()),
+                "caches": [{"level": c["level"], "scope": c["scope"], "hits": c["hits"],
+                            "misses": c["misses"], "hit_rate": c["hit_rate"]} for c in self.caches],
+                "dram_bytes": self.dram_bytes_read + self.dram_bytes_written,
+                "dram_bytes_read": self.dram_bytes_read,
+                "dram_bytes_written": self.dram_bytes_written,
+            },
+            "local_memory": {
+                "requests": lreq,
+                "cycles": float(loc["local_cycles"].sum()),
+                "conflict_degree_mean":
+                    float((loc["conflict_degree_mean"] * loc["requests"]).sum() / lreq) if lreq else 0.0,
+            },
+        }
+
+
+def _lut(dictionary: pa.Array, codes: dict[str, int]) -> np.ndarray:
+    return np.array([codes.get(s, -1) for s in dictionary.to_pylist()], dtype=np.int8)
+
+
+def _batch_arrays(batch: pa.RecordBatch) -> dict[str, np.ndarray]:
+    out = {}
+    for name in ("launch", "group", "item", "site", "size"):
+        out[name] = batch.column(name).to_numpy(zero_copy_only=False)
+    addr = batch.column("address").to_numpy(zero_copy_only=False)
+    out["address"] = (addr & _ADDR_MASK).astype(np.int64)
+    for name, codes in (("space", SPACE_CODES), ("op", OP_CODES)):
+        col = batch.column(name)
+        out[name] = _lut(col.dictionary, codes)[col.indices.to_numpy(zero_copy_only=False)]
+    kcol = batch.column("kernel")
+    out["kernel"] = np.asarray(kcol.dictionary.to_pylist(), dtype=object)[
+        kcol.indices.to_numpy(zero_copy_only=False)] if len(batch) else np.empty(0, object)
+    return out
+
+
+def _cat(a: dict, b: dict) -> dict:
+    return {k: np.concatenate([a[k], b[k]]) for k in a}
+
+
+def _take(a: dict, lo: int, hi: int | None) -> dict:
+    return {k: v[lo:hi] for k, v in a.items()}
+
+
+def _chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tuple[dict, bool]]:
+    """Cut the row stream into launch pieces of whole blocks of work-groups.
+
+    Yields (columns, ends_launch).  A cut falls only between work-groups, at a
+    multiple of ``block_of(launch)`` work-groups from the launch's start, so every
+    chunk holds whole rounds.
+    """
+    buf = None
+    it = iter(batches)
+    done = False
+    while True:
+        if not done and (buf is None or (len(buf["launch"]) < chunk_rows and
+                                         not (buf["launch"] != buf["launch"][0]).any())):
+            nxt = next(it, None)
+            if nxt is None:
+                done = True
+            elif len(nxt["launch"]):
+                buf = nxt if buf is None else _cat(buf, nxt)
+                continue
+            else:
+                continue
+        if buf is None or not len(buf["launch"]):
+            return
+        launch = buf["launch"]
+        n = len(launch)
+        other = np.flatnonzero(launch != launch[0])
+        le = int(other[0]) if other.size else n
+        complete = le < n or done
+        if complete and le <= chunk_rows:
+            yield _take(buf, 0, le), True
+            buf = _take(buf, le, None)
+            continue
+        grp = buf["group"][:le]
+        starts = np.concatenate([[0], np.flatnonzero(grp[1:] != grp[:-1]) + 1])
+        ng = len(starts)
+        usable = ng if complete else ng - 1
+        block = block_of(int(launch[0]))
+        cands = np.arange(block, usable + 1, block)
+        cands = cands[cands < ng]  # a cut inside the launch needs a group after it
+        if cands.size == 0:
+            if complete:
+                yield _take(buf, 0, le), True
+                buf = _take(buf, le, None)
+                continue
+            if done:  # cannot happen: done implies complete
+                return
+            buf_more = next(it, None)
+            if buf_more is None:
+                done = True
+            else:
+                buf = _cat(buf, buf_more)
+            continue
+        rows = starts[cands]
+        fit = rows[rows <= chunk_rows]
+        cut = int(fit[-1]) if fit.size else int(rows[0])
+        yield _take(buf, 0, cut), False
+        buf = _take(buf, cut, None)
+
+
+class _LaunchReplay:
+    """Accumulates one launch's metrics over its chunks."""
+
+    def __init__(self, target: Target, hierarchy: CacheHierarchy | None, group_size: int | None):
+        self.t = target
+        self.h = hierarchy
+        self.pack = pack_factor(target.simd, group_size) if group_size else 1
+        self.group_size = group_size or 0
+        self.groups_done = 0
+        self.accesses = 0
+        self.site_frames: list[pd.DataFrame] = []
+        self.degree_frames: list[pd.DataFrame] = []
+        if self.h is not None:
+            self.h.reset()
+
+    def add(self, c: dict) -> None:
+        t = self.t
+        n = len(c["site"])
+        self.accesses += n
+        grp = c["group"]
+        gidx = np.concatenate([[0], np.cumsum(grp[1:] != grp[:-1])]).astype(np.int64)
+        rank = self.groups_done + gidx
+        self.groups_done += int(gidx[-1]) + 1
+        vgroup, lane = virtual_groups(rank, c["item"], self.group_size, self.pack)
+        site = c["site"].astype(np.int64)
+        order, req_ptr, req_wave, req_rank, wave_vg, wave_local = form_requests(
+            vgroup, lane, site, t.simd.width, int(site.max()))
+        first = order[req_ptr[:-1]]
+        rq_site, rq_space, rq_op = site[first], c["space"][first], c["op"][first]
+        is_mem = np.isin(rq_space, [SPACE_CODES[s] for s in MEMORY_SPACES])
+        is_local = rq_space == SPACE_CODES["local"]
+        unit = self.h.first_unit_bytes if self.h is not None else t.transaction_bytes
+        addr, size = c["address"], c["size"].astype(np.int64)
+        tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, addr, size, t.transaction_bytes,
+                                                      is_mem & (self.h is not None), unit)
+        lm = t.local_memory
+        writes = c["op"] != OP_CODES["load"]
+        cycles, degree = bank_cycles(order, req_ptr, lane, addr, size, writes, is_local, lm.banks,
+                                     lm.bank_width_bytes, lm.lanes_per_cycle, lm.read_broadcast,
+                                     lm.write_same_address_conflicts, float(lm.write_cost_factor))
+        if self.h is not None and is_mem.any():
+            ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units))
+            ex = ex[is_mem[ex]]
+            counts = unit_ptr[ex + 1] - unit_ptr[ex]
+            total = int(counts.sum())
+            idx = np.repeat(unit_ptr[ex] - (np.cumsum(counts) - counts), counts) + np.arange(total)
+            ops = np.repeat((rq_op[ex] != OP_CODES["load"]).astype(np.int64), counts)
+            self.h.access(units[idx], ops=ops, lengths=unit, cus=np.repeat(cu_of_req[ex], counts))
+        lanes = np.diff(req_ptr)
+        key = (rq_site << 8) | (rq_space.astype(np.int64) << 4) | rq_op.astype(np.int64)
+        ukey, inv = np.unique(key, return_inverse=True)
+        nk = len(ukey)
+        vals = [np.ones_like(lanes), lanes, tx, breq, tx * t.transaction_bytes, cycles, degree]
+        df = pd.DataFrame({"key": ukey})
+        for name, v in zip(_SITE_COLS[:-1], vals, strict=True):
+            df[name] = np.bincount(inv, weights=v, minlength=nk)
+        dmax = np.zeros(nk, np.int64)
+        np.maximum.at(dmax, inv, degree)
+        df["degree_max"] = dmax
+        self.site_frames.append(df)
+        if is_local.any():
+            dk = pd.DataFrame({"key": key[is_local], "conflict_degree": degree[is_local]})
+            self.degree_frames.append(dk.value_counts().rename("requests").reset_index())
+
+    def finish(self, kernel: str, launch: int):
+        levels = []
+        dram = (0, 0)
+        if self.h is not None:
+            self.h.flush()
+            levels = self.h.stats()
+            dram = (self.h.dram_bytes_read, self.h.dram_bytes_written)
+        sites = pd.concat(self.site_frames).groupby("key", sort=True).agg(
+            {**{c: "sum" for c in _SITE_COLS[:-1]}, "degree_max": "max"}).reset_index()
+        key = sites["key"].to_numpy()
+        sites.insert(0, "kernel", kernel)
+        sites.insert(1, "launch", launch)
+        sites.insert(2, "site", (key >> 8).astype(np.int32))
+        sites.insert(3, "space", np.asarray(schema.SPACES)[(key >> 4) & 15])
+        sites.insert(4, "op", np.asarray(schema.OPS)[key & 15])
+        degrees = pd.DataFrame(columns=["launch", "site", "conflict_degree", "requests"])
+        if self.degree_frames:
+            d = pd.concat(self.degree_frames).groupby(["key", "conflict_degree"], sort=True)["requests"].sum()
+            d = d.reset_index()
+            degrees = pd.DataFrame({"launch": launch, "site": (d["key"].to_numpy() >> 8).astype(np.int32),
+                                    "conflict_degree": d["conflict_degree"], "requests": d["requests"]})
+        return sites.drop(columns="key"), levels, dram, degrees
+
+
+def _group_sizes(trace: Trace) -> dict[int, int]:
+    t = trace.launches
+    if not t.num_rows:
+        return {}
+    out = {}
+    for launch, local in zip(t.column("launch").to_pylist(), t.column("local_size").to_pylist(), strict=True):
+        out[int(launch)] = int(np.prod([max(1, int(x)) for x in local])) if local else 0
+    return out
+
+
+def _as_trace(trace) -> Trace:
+    if isinstance(trace, Trace):
+        return trace
+    if isinstance(trace, pd.DataFrame):
+        trace = pa.Table.from_pandas(trace, preserve_index=False)
+    if isinstance(trace, pa.Table):
+        return Trace("<memory>", _tables={"accesses": store.conform(trace, "accesses")})
+    raise TypeError(f"expected a Trace, an Arrow table or a DataFrame of accesses, got {type(trace)!r}")
+
+
+def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = None,
+                  chunk_rows: int = 1 << 20, group_sizes: dict[int, int] | None = None) -> MemoryReplay:
+    """Replay the memory accesses of ``trace`` on ``target``.
+
+    ``trace`` is a :class:`~tracekit.trace.Trace` (or an accesses table /
+    DataFrame in canonical order); ``launches`` restricts the replay to those
+    launch ids.  Work-group sizes come from the launches table (``group_sizes``
+    overrides); they only matter for targets that pack small groups.
+    """
+    trace = _as_trace(trace)
+    sizes = {**_group_sizes(trace), **(group_sizes or {})}
+    wanted = None if launches is None else {int(x) for x in launches}
+    hierarchy = CacheHierarchy.from_target(target) if target.caches else None
+    cus = max(1, target.compute_units)
+
+    def batches():
+        for b in trace.iter_batches(columns=_COLUMNS, batch_size=chunk_rows):
+            arr = _batch_arrays(b)
+            if wanted is not None:
+                keep = np.isin(arr["launch"], list(wanted))
+                arr = {k: v[keep] for k, v in arr.items()}
+            yield arr
+
+    def block_of(launch: int) -> int:
+        gs = sizes.get(launch)
+        return cus * (pack_factor(target.simd, gs) if gs else 1)
+
+    site_frames, degree_frames, launch_rows, level_rows = [], [], [], []
+    current = None
+    total = 0
+    for cols, ends in _chunks(batches(), block_of, chunk_rows):
+        launch = int(cols["launch"][0])
+        if current is None:
+            current = _LaunchReplay(target, hierarchy, sizes.get(launch))
+            kernel = str(cols["kernel"][0])
+        current.add(cols)
+        if ends:
+            sites, levels, dram, degrees = current.finish(kernel, launch)
+            total += current.accesses
+            site_frames.append(sites)
+            degree_frames.append(degrees)
+            launch_rows.append(_launch_row(kernel, launch, current.accesses, sites, levels, dram))
+            level_rows.append(levels)
+            current = None
+    return _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
+
+
+def _launch_row(kernel, launch, accesses, sites, levels, dram) -> dict:
+    mem = sites[sites["space"].isin(MEMORY_SPACES)]
+    loc = sites[sites["space"] == "local"]
+    req, tx, lreq = int(mem["requests"].sum()), int(mem["transactions"].sum()), int(loc["requests"].sum())
+    row = {"kernel": kernel, "launch": launch, "accesses": accesses, "requests": req, "transactions": tx,
+           "transactions_per_request": tx / req if req else 0.0,
+           "bytes_requested": int(mem["bytes_requested"].sum()), "bytes_moved": int(mem["bytes_moved"].sum()),
+           "local_requests": lreq, "local_cycles": float(loc["local_cycles"].sum()),
+           "conflict_degree_mean": float(loc["degree_sum"].sum() / lreq) if lreq else 0.0,
+           "dram_bytes_read": dram[0], "dram_bytes_written": dram[1]}
+    for lv in levels:
+        row[f"{lv.level}_hit_rate"] = lv.hit_rate
+    return row
+
+
+def _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows) -> MemoryReplay:
+    cols = ["kernel", "launch", "site", "space", "op"] + _SITE_COLS
+    per_site = pd.concat(site_frames, ignore_index=True) if site_frames else pd.DataFrame(columns=cols)
+    for c in _SITE_COLS:
+        per_site[c] = per_site[c].astype(np.float64 if c == "local_cycles" else np.int64)
+    req = per_site["requests"].where(per_site["requests"] > 0)
+    per_site["transactions_per_request"] = per_site["transactions"] / req
+    local = per_site["space"] == "local"
+    per_site["conflict_degree_mean"] = (per_site["degree_sum"] / req).where(local)
+    per_site["conflict_degree_max"] = per_site["degree_max"].where(local)
+    per_site = per_site.drop(columns=["degree_sum", "degree_max"])
+    caches = []
+    for i, lv in enumerate(target.caches):
+        rows = [lr[i] for lr in level_rows]
+        agg = {k: sum(getattr(r, k) for r in rows) for k in
+               ("load_hits", "load_misses", "store_hits", "store_misses", "evictions")}
+        hits, misses = agg["load_hits"] + agg["store_hits"], agg["load_misses"] + agg["store_misses"]
+        caches.append({"level": lv.name, "scope": lv.scope,
+                       "instances": max(1, target.compute_units) if lv.scope == "compute_unit" else 1,
+                       "hits": hits, "misses": misses,
+                       "hit_rate": hits / (hits + misses) if hits + misses else 0.0, **agg})
+    per_launch = pd.DataFrame(launch_rows)
+    degrees = [d for d in degree_frames if len(d)]
+    return MemoryReplay(
+        target=target.name, accesses=total, per_site=per_site, per_launch=per_launch, caches=caches,
+        dram_bytes_read=int(per_launch["dram_bytes_read"].sum()) if len(per_launch) else 0,
+        dram_bytes_written=int(per_launch["dram_bytes_written"].sum()) if len(per_launch) else 0,
+        conflict_degrees=pd.concat(degrees, ignore_index=True) if degrees else
+        pd.DataFrame(columns=["launch", "site", "conflict_degree", "requests"]))

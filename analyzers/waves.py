@@ -1,0 +1,250 @@
+"""Waves and SIMD memory requests.
+
+A work-group's items run in waves of the target's SIMD width, taken in linear
+local-id order (item 0..W-1 form wave 0, and so on).  One memory instruction of
+one wave is one *request*: the accesses of the wave's lanes for the same site
+and the same *occurrence* (how many times that lane had already executed the
+site), so a loop body executed three times gives three requests per wave.
+
+Small work-groups may share a wave (PowerVR packs work-groups of up to
+``SimdSpec.pack_small_groups_up_to`` items into one task): consecutive
+work-groups are then folded into one *virtual group* of ``width // group_size``
+work-groups whose items become consecutive lanes.  Everything downstream
+(requests, compute-unit assignment) works on virtual groups.
+
+Two implementations with one meaning: :func:`requests_frame` is plain pandas
+(readable, for notebooks and as the test reference), :func:`form_requests` is the
+compiled kernel the streaming replay uses.  Requests inside a wave are numbered
+in program order: by the smallest per-lane position (how many accesses the lane
+had made before) of their accesses, then by site and occurrence.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from numba import njit
+
+from tracekit.targets.model import SimdSpec
+
+
+def pack_factor(simd: SimdSpec, group_size: int) -> int:
+    """Work-groups folded into one wave: 1 unless the target packs small groups."""
+    lim = simd.pack_small_groups_up_to
+    if lim and 0 < group_size <= lim and group_size < simd.width:
+        return max(1, simd.width // group_size)
+    return 1
+
+
+def virtual_groups(group_rank: np.ndarray, item: np.ndarray, group_size: int, pack: int):
+    """(virtual group, lane) of each access; ``group_rank`` counts work-groups 0, 1, 2, ..."""
+    if pack <= 1:
+        return group_rank.astype(np.int64, copy=False), item.astype(np.int64, copy=False)
+    g = group_rank.astype(np.int64, copy=False)
+    return g // pack, (g % pack) * group_size + item.astype(np.int64, copy=False)
+
+
+def occurrence(df: pd.DataFrame) -> pd.Series:
+    """How many times each access's work-item had executed its site before (0 first).
+
+    ``df`` must be in canonical order (launch, group, item, seq).
+    """
+    return df.groupby(["launch", "group", "item", "site"], sort=False, observed=True).cumcount()
+
+
+def requests_frame(df: pd.DataFrame, simd: SimdSpec, group_size: int) -> pd.DataFrame:
+    """Per access: ``wave``, ``lane``, ``occurrence`` and ``request`` (numbered per launch order).
+
+    ``df`` holds accesses in canonical order with columns launch, group, item, site.
+    Requests are numbered launch by launch, virtual group by group, wave by wave,
+    and in program order inside a wave.
+    """
+    out = pd.DataFrame(index=df.index)
+    rank = df.groupby("launch", sort=False)["group"].transform(
+        lambda g: pd.factorize(g, sort=False)[0]).to_numpy()
+    pack = pack_factor(simd, group_size)
+    vgroup, lane = virtual_groups(rank, df["item"].to_numpy(), group_size, pack)
+    out["vgroup"] = vgroup
+    out["lane"] = lane
+    out["wave"] = lane // simd.width
+    out["occurrence"] = occurrence(df).to_numpy()
+    out["position"] = df.groupby(["launch", "group", "item"], sort=False).cumcount().to_numpy()
+    key = [df["launch"].to_numpy(), out["vgroup"], out["wave"], df["site"].to_numpy(), out["occurrence"]]
+    tmp = pd.DataFrame({"launch": key[0], "vgroup": key[1], "wave": key[2], "site": key[3],
+                        "occurrence": key[4], "position": out["position"]})
+    ident = ["launch", "vgroup", "wave", "site", "occurrence"]
+    tmp["first"] = tmp.groupby(ident, sort=False)["position"].transform("min").to_numpy()
+    reqs = tmp.drop_duplicates(ident)
+    launch_order = pd.unique(df["launch"])
+    reqs = reqs.assign(lo=pd.Categorical(reqs["launch"], categories=launch_order).codes)
+    reqs = reqs.sort_values(["lo", "vgroup", "wave", "first", "site", "occurrence"], kind="stable")
+    reqs = reqs.assign(request=np.arange(len(reqs)))
+    merged = tmp.merge(reqs[["launch", "vgroup", "wave", "site", "occurrence", "request"]],
+                       on=["launch", "vgroup", "wave", "site", "occurrence"], how="left")
+    out["request"] = merged["request"].to_numpy()
+    return out.drop(columns=["position"])
+
+
+@njit(cache=True)
+def form_requests(vgroup, lane, site, width, max_site):
+    """Group accesses of one chunk (canonical order) into requests.
+
+    Returns ``order`` (row indices grouped by request, lanes ascending inside one),
+    ``req_ptr`` (request r owns ``order[req_ptr[r]:req_ptr[r+1]]``), ``req_wave``
+    (wave index within the chunk), ``req_rank`` (program-order rank inside its
+    wave), ``wave_vgroup`` and ``wave_local`` (wave number inside its virtual group).
+    Waves whose lanes all ran the same site sequence take a sort-free path.
+    """
+    n = site.shape[0]
+    order = np.empty(n, np.int64)
+    req_ptr = np.zeros(n + 1, np.int64)
+    req_wave = np.empty(n, np.int64)
+    req_rank = np.empty(n, np.int64)
+    wave_vgroup = np.empty(n, np.int64)
+    wave_local = np.empty(n, np.int64)
+    counter = np.zeros(max_site + 1, np.int64)
+    lane_start = np.empty(width + 1, np.int64)
+    nreq = 0
+    nwave = 0
+    pos = 0
+    i = 0
+    while i < n:
+        g = vgroup[i]
+        w = lane[i] // width
+        j = i
+        nl = 0
+        while j < n and vgroup[j] == g and lane[j] // width == w:
+            if j == i or lane[j] != lane[j - 1]:
+                lane_start[nl] = j
+                nl += 1
+            j += 1
+        lane_start[nl] = j
+        wave_vgroup[nwave] = g
+        wave_local[nwave] = w
+        # sort-free path: every lane ran the same sequence of sites
+        length = lane_start[1] - lane_start[0]
+        uniform = True
+        for k in range(1, nl):
+            if lane_start[k + 1] - lane_start[k] != length:
+                uniform = False
+                break
+        if uniform:
+            for k in range(1, nl):
+                s0 = lane_start[0]
+                sk = lane_start[k]
+                for p in range(length):
+                    if site[sk + p] != site[s0 + p]:
+                        uniform = False
+                        break
+                if not uniform:
+                    break
+        if uniform:
+            for p in range(length):
+                for k in range(nl):
+                    order[pos] = lane_start[k] + p
+                    pos += 1
+                req_wave[nreq] = nwave
+                req_rank[nreq] = p
+                nreq += 1
+                req_ptr[nreq] = pos
+        else:
+            m = j - i
+            occ = np.empty(m, np.int64)
+            lpos = np.empty(m, np.int64)
+            for k in range(nl):
+                for r in range(lane_start[k], lane_start[k + 1]):
+                    occ[r - i] = counter[site[r]]
+                    counter[site[r]] += 1
+                    lpos[r - i] = r - lane_start[k]
+                for r in range(lane_start[k], lane_start[k + 1]):
+                    counter[site[r]] = 0
+            keys = np.empty(m, np.int64)
+            for r in range(m):
+                keys[r] = (np.int64(site[i + r]) << 32) | occ[r]
+            srt = np.argsort(keys, kind="mergesort")  # stable: lanes stay ascending
+            # runs of equal keys are requests; order them by first position, then key
+            starts = np.empty(m + 1, np.int64)
+            firsts = np.empty(m, np.int64)
+            nr = 0
+            for r in range(m):
+                if r == 0 or keys[srt[r]] != keys[srt[r - 1]]:
+                    starts[nr] = r
+                    firsts[nr] = lpos[srt[r]]
+                    nr += 1
+                elif lpos[srt[r]] < firsts[nr - 1]:
+                    firsts[nr - 1] = lpos[srt[r]]
+            starts[nr] = m
+            rk = np.empty(nr, np.int64)
+            for r in range(nr):
+                rk[r] = firsts[r] * (nr + 1) + r
+            rorder = np.argsort(rk)
+            for q in range(nr):
+                rr = rorder[q]
+                for t in range(starts[rr], starts[rr + 1]):
+                    order[pos] = i + srt[t]
+                    pos += 1
+                req_wave[nreq] = nwave
+                req_rank[nreq] = q
+                nreq += 1
+                req_ptr[nreq] = pos
+        nwave += 1
+        i = j
+    return (order, req_ptr[:nreq + 1], req_wave[:nreq], req_rank[:nreq],
+            wave_vgroup[:nwave], wave_local[:nwave])
+
+
+@njit(cache=True)
+def schedule(req_wave, req_rank, wave_vgroup, wave_local, compute_units):
+    """Execution order of a chunk's requests and the compute unit of each.
+
+    Virtual group ``v`` runs on compute unit ``v % compute_units``; groups
+    ``[r*CUs, (r+1)*CUs)`` form round ``r`` and run side by side.  Inside a group
+    the waves advance in lock step (rank 0 of every wave, then rank 1, ...); inside
+    a round the groups' streams are interleaved one request at a time in
+    compute-unit order.  Requests of a wave are consecutive in the input and its
+    waves are in order.
+    """
+    nreq = req_wave.shape[0]
+    nw = wave_vgroup.shape[0]
+    cu_of_req = np.empty(nreq, np.int64)
+    # requests of each wave: [wave_first[w], wave_first[w] + wave_count[w])
+    wave_first = np.zeros(nw, np.int64)
+    wave_count = np.zeros(nw, np.int64)
+    for r in range(nreq):
+        w = req_wave[r]
+        if wave_count[w] == 0:
+            wave_first[w] = r
+        wave_count[w] += 1
+    # position of each request in its group's stream: ranks in turn, waves in turn
+    out = np.empty(nreq, np.int64)
+    key = np.empty(nreq, np.int64)
+    w0 = 0
+    while w0 < nw:
+        g = wave_vgroup[w0]
+        w1 = w0
+        while w1 < nw and wave_vgroup[w1] == g:
+            w1 += 1
+        maxr = 0
+        for w in range(w0, w1):
+            if wave_count[w] > maxr:
+                maxr = wave_count[w]
+        p = 0
+        for rank in range(maxr):
+            for w in range(w0, w1):
+                if rank < wave_count[w]:
+                    r = wave_first[w] + rank
+                    key[r] = p
+                    cu_of_req[r] = g % compute_units
+                    p += 1
+        w0 = w1
+    # order: round, stream position, compute unit
+    # (round relative to the chunk's first, position < 2^24, compute unit < 2^16) in one key
+    full = np.empty(nreq, np.int64)
+    rnd0 = wave_vgroup[0] // compute_units if nw else 0
+    for r in range(nreq):
+        rnd = wave_vgroup[req_wave[r]] // compute_units - rnd0
+        full[r] = (rnd << 40) | (key[r] << 16) | cu_of_req[r]
+    srt = np.argsort(full, kind="mergesort")
+    for q in range(nreq):
+        out[q] = srt[q]
+    return out, cu_of_req
