@@ -275,3 +275,14 @@ def test_cli_targets_show_unknown_exits_2():
     with pytest.raises(SystemExit) as exc:
         main(["targets", "show", "no-such-gpu"])
     assert exc.value.code == 2
+
+
+def test_docs_describe_every_schema_key():
+    from tracekit.targets import schema as S
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "targets.md").read_text()
+    for prefix, table in (("", S.TOP), ("simd.", S.SIMD), ("caches[].", S.CACHE),
+                          ("local_memory.", S.LOCAL_MEMORY), ("dram.", S.DRAM), ("occupancy.", S.OCCUPANCY)):
+        for key, spec in table.items():
+            assert f"`{prefix}{key}`" in doc, key
+            if spec.rule:
+                assert spec.rule in doc, key
