@@ -1,0 +1,167 @@
+"""The pieces every rule is made of: citations, the rule record, hits and findings.
+
+A rule is data plus one small check function (the Nsight Compute rule-file
+habit): an id, a title, the vendors it applies to, the metrics it reads, a
+severity, the fix in our words and the guide section it comes from.  The check
+reads a :class:`~analyzers.rules.context.RuleContext` only and returns ``None``
+(quiet) or a :class:`Hit` with the evidence; the runner turns hits into
+:class:`Finding` rows.  Keeping checks this small is what lets a reader verify a
+rule against its guide section in a minute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+#: Guide files (under the shared guides folder) rules cite by short name.
+GUIDES = {
+    "pvr": "powervr-rogue-compute-recommendations.txt",
+    "pvr-it": "powervr-maximise-instruction-throughput.txt",
+    "pvr-uo": "powervr-maximise-utilisation-and-occupancy.txt",
+    "adreno": "qualcomm-adreno-opencl-optimization.txt",
+    "intel": "intel-processor-graphics-opencl-guide.txt",
+    # No NVIDIA guide ships with the project: NVIDIA-side citations name the public document.
+    "cuda": "NVIDIA CUDA C++ Best Practices Guide",
+}
+
+#: Vendor keys a rule may name, and the words that identify them in a target's vendor/family/name.
+VENDOR_WORDS = {
+    "powervr": ("powervr", "imagination", "rogue"),
+    "adreno": ("adreno", "qualcomm"),
+    "intel": ("intel",),
+    "nvidia": ("nvidia",),
+}
+ALL_VENDORS = tuple(VENDOR_WORDS)
+
+SEVERITIES = ("high", "medium", "low", "info")
+
+
+def vendor_key(target) -> str:
+    """The vendor key of a target (``powervr``/``adreno``/``intel``/``nvidia``), or ``other``."""
+    text = " ".join(str(getattr(target, a, "") or "") for a in ("vendor", "family", "name")).lower()
+    for key, words in VENDOR_WORDS.items():
+        if any(w in text for w in words):
+            return key
+    return "other"
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A guide file (short name from :data:`GUIDES`) and a section title as the guide spells it."""
+
+    guide: str
+    section: str
+
+    def __post_init__(self):
+        if self.guide not in GUIDES:
+            raise ValueError(f"unknown guide '{self.guide}' (known: {', '.join(GUIDES)})")
+
+    def __str__(self) -> str:
+        return f"{GUIDES[self.guide]} §{self.section}"
+
+
+@dataclass
+class Hit:
+    """What a check returns when its condition holds.
+
+    ``evidence`` holds plain numbers and strings (JSON-able); ``sites`` the site
+    ids involved (the runner maps them to source lines); ``gain_s`` the model's
+    estimate of the time saved by the fix, ``None`` when the model cannot say.
+    """
+
+    evidence: dict
+    sites: list[int] = field(default_factory=list)
+    gain_s: float | None = None
+    severity: str | None = None   # overrides the rule's default when set
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    vendors: tuple[str, ...]
+    metrics: tuple[str, ...]
+    severity: str
+    fix: str
+    #: One citation for every vendor, or one per vendor key.
+    citation: Citation | Mapping[str, Citation]
+    check: Callable
+    module: str = ""
+
+    def applies_to(self, target) -> bool:
+        return vendor_key(target) in self.vendors
+
+    def citation_for(self, target_or_vendor) -> Citation:
+        if isinstance(self.citation, Citation):
+            return self.citation
+        key = target_or_vendor if isinstance(target_or_vendor, str) else vendor_key(target_or_vendor)
+        return self.citation.get(key) or next(iter(self.citation.values()))
+
+    def citations(self) -> list[Citation]:
+        if isinstance(self.citation, Citation):
+            return [self.citation]
+        seen = []
+        for c in self.citation.values():
+            if c not in seen:
+                seen.append(c)
+        return seen
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One fired rule for one (kernel launch, target): the row a checklist shows."""
+
+    rule_id: str
+    title: str
+    severity: str
+    target: str
+    kernel: str
+    launch: int
+    evidence: dict
+    sites: tuple[tuple[str, int], ...]     # (file, line) of the sites involved, hottest first
+    fix: str
+    citation: str
+    estimated_gain_s: float | None
+    estimated_gain_fraction: float | None  # of the launch's estimated time
+
+    def to_dict(self) -> dict:
+        return {
+            "rule_id": self.rule_id, "title": self.title, "severity": self.severity,
+            "target": self.target, "kernel": self.kernel, "launch": self.launch,
+            "evidence": dict(self.evidence), "sites": [list(s) for s in self.sites],
+            "fix": self.fix, "citation": self.citation,
+            "estimated_gain_s": self.estimated_gain_s,
+            "estimated_gain_fraction": self.estimated_gain_fraction,
+        }
+
+
+_REGISTRY: dict[str, Rule] = {}
+
+
+def rule(*, id: str, title: str, vendors: tuple[str, ...] = ALL_VENDORS, metrics: tuple[str, ...],
+         severity: str, fix: str, citation):
+    """Register the decorated check function as a rule."""
+    if severity not in SEVERITIES:
+        raise ValueError(f"rule {id}: severity must be one of {SEVERITIES}")
+    unknown = set(vendors) - set(VENDOR_WORDS)
+    if unknown:
+        raise ValueError(f"rule {id}: unknown vendor key(s) {sorted(unknown)}")
+    if not isinstance(citation, Citation):
+        missing = set(vendors) - set(citation)
+        if missing:
+            raise ValueError(f"rule {id}: no citation for vendor(s) {sorted(missing)}")
+
+    def wrap(fn):
+        if id in _REGISTRY:
+            raise ValueError(f"rule id {id} registered twice")
+        _REGISTRY[id] = Rule(id=id, title=title, vendors=tuple(vendors), metrics=tuple(metrics),
+                             severity=severity, fix=" ".join(fix.split()), citation=citation,
+                             check=fn, module=fn.__module__.rsplit(".", 1)[-1])
+        return fn
+    return wrap
+
+
+def registry() -> dict[str, Rule]:
+    """All registered rules by id (importing :mod:`analyzers.rules` registers them)."""
+    return _REGISTRY
