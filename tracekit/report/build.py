@@ -171,7 +171,7 @@ def launch_view(target: str, r: Mapping, launch_info: Mapping, sites: list[dict]
         conflict_histogram=histogram_rows(first(lm, "conflict_degree_histogram", "conflict_degrees")),
         simd_utilization=num(first(dig(r, "simd") or {}, "utilization", "utilisation")),
         occupancy=fraction, resident_waves=resident, max_waves=max_waves,
-        occupancy_limiter=str(first(occ, "limiter", "limited_by", default="") or ""),
+        occupancy_limiter=str(first(occ, "limiting_factor", "limiter", default="") or "").replace("_", " "),
         coalescing_sites=coalescing_rows(site_rows),
         ideal_transactions_per_request=num(mem.get("ideal_transactions_per_request")),
         bank_sites=conflict_rows(site_rows),
@@ -179,7 +179,7 @@ def launch_view(target: str, r: Mapping, launch_info: Mapping, sites: list[dict]
         if isinstance(r.get("evidence"), Mapping) else [],
         findings=sort_findings(findings),
     )
-    view.hot_sites = hot_sites(site_rows, sites, launch_info.get("source"))
+    view.hot_sites = hot_sites(site_rows, sites, launch_info.get("source"), view.verdict)
     ops = (num(first(dig(r, "alu") or {}, "ops", "lane_ops")) or num(r.get("ops"))
            or num(launch_info.get("ops")))
     alu_s = next((v for k, v in parts if k == "alu"), None)

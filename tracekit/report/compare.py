@@ -96,7 +96,16 @@ class Comparison:
             k["verdict_changed"] = kc.verdict_changed
             k["speedup"] = kc.speedup
         d.pop("assumptions")
-        return d
+        return _plain(d)
+
+
+def _plain(v: Any) -> Any:
+    """JSON-shaped copy: tuples become lists, so the dict equals its JSON round trip."""
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
 
 
 def metric_delta(label: str, kind: str, before: Any, after: Any, lower_is_better: bool) -> MetricDelta:

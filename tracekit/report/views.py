@@ -15,10 +15,18 @@ from .model import HotSite, RooflineView, SourceLine
 
 MAX_SITES = 8
 CONTEXT_LINES = 2
-#: Per-site cost columns, in the order a hot-line ranking prefers them.
-COST_COLUMNS = (("time_s", "estimated time"), ("transactions", "transactions"),
-                ("lane_executions", "lane executions"), ("issues", "wave issues"),
-                ("requests", "requests"), ("accesses", "accesses"))
+#: Per-site cost columns a hot-line ranking may use, with the words the report shows.
+COST_LABELS = {"time_s": "estimated time", "alu_cycles": "ALU cycles", "bytes_moved": "bytes moved",
+               "transactions": "transactions", "local_cycles": "local-memory cycles",
+               "lane_executions": "lane executions", "issues": "wave issues", "requests": "requests",
+               "accesses": "accesses"}
+#: Which cost ranks the lines, by verdict: the resource that limits the launch.
+COST_ORDER = {
+    "alu": ("time_s", "alu_cycles", "lane_executions", "issues"),
+    "memory": ("time_s", "bytes_moved", "transactions", "local_cycles", "requests"),
+    "latency": ("time_s", "transactions", "requests", "alu_cycles"),
+}
+DEFAULT_ORDER = ("time_s", "transactions", "alu_cycles", "lane_executions", "issues", "requests", "accesses")
 
 
 def site_label(row: Mapping, sites_by_id: Mapping[int, Mapping] | None = None) -> str:
@@ -68,14 +76,16 @@ def _code(source: str | None, line: int) -> list[SourceLine]:
     return [SourceLine(number=n, text=lines[n - 1], hot=(n == line)) for n in range(lo, hi + 1)]
 
 
-def hot_sites(rows: list[dict], sites: list[dict], source: str | None, limit: int = 5) -> list[HotSite]:
-    """The source lines carrying most of a launch's cost, with the code around each."""
+def hot_sites(rows: list[dict], sites: list[dict], source: str | None, verdict: str = "",
+              limit: int = 5) -> list[HotSite]:
+    """The source lines carrying most of the limiting resource's cost, with the code around each."""
     if not rows:
         return []
-    column, label = next(((c, lab) for c, lab in COST_COLUMNS if any(num(r.get(c)) for r in rows)),
-                         (None, ""))
+    order = COST_ORDER.get(verdict, ()) + DEFAULT_ORDER
+    column = next((c for c in order if any(num(r.get(c)) for r in rows)), None)
     if column is None:
         return []
+    label = COST_LABELS[column]
     by_id = {integer(s.get("site")): s for s in sites}
     per_line: dict[tuple[str, int], dict] = {}
     for r in rows:

@@ -1,0 +1,93 @@
+"""``tracekit compare``: metric deltas, verdict change and checklist items resolved and new."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+
+import pytest
+from test_report_fixtures import sample_inputs
+from test_report_render import tags_of
+
+from tracekit.cli import main
+from tracekit.report import build_report_model, render_html
+from tracekit.report.compare import compare_models, metric_delta
+
+TARGET = "powervr-g6400"
+
+
+def _models():
+    summary, results, findings = sample_inputs()
+    before = build_report_model(summary, results, findings)
+    res2 = copy.deepcopy(results)
+    launch = res2[TARGET]["launches"][0]
+    launch["bound"] = "alu"
+    launch["time_estimates"] = {"total_s": 1.4e-4, "alu_s": 1.4e-4, "memory_s": 1.0e-4, "latency_s": 0.5e-4}
+    launch["memory"]["transactions"] = 16384 * 2
+    launch["memory"]["transactions_per_request"] = 2.0
+    launch["local_memory"]["conflict_degree_mean"] = 1.0
+    kept = [f for f in findings if f["rule_id"] != "local-bank-conflict"]
+    kept.append({"rule_id": "integer-division", "title": "Integer division in the index", "severity": "low",
+                 "target": TARGET, "kernel": "transpose", "launch": 0, "evidence": {"int_div issues": 4096},
+                 "sites": [("transpose.cl", 8)], "fix": "Use shifts and masks for powers of two.",
+                 "citation": "powervr-maximise-instruction-throughput.txt §Integer division",
+                 "estimated_gain_s": 1e-5})
+    summary2 = dict(summary, path="sample_traces/transpose_padded.tkt")
+    after = build_report_model(summary2, res2, kept)
+    return before, after
+
+
+def test_deltas_verdict_and_findings():
+    before, after = _models()
+    c = compare_models(before, after, TARGET)
+    (k,) = c.kernels
+    assert (k.verdict_before, k.verdict_after, k.verdict_changed) == ("memory", "alu", True)
+    by = {d.metric: d for d in k.metrics}
+    assert by["estimated time"].change == "better"
+    assert by["estimated time"].text == "-280 µs (-66.7 %)"
+    assert k.speedup == pytest.approx(3.0)
+    assert (by["transactions per request"].before, by["transactions per request"].after) == (9.0, 2.0)
+    assert by["mean bank-conflict degree"].change == "better"
+    assert by["global requests"].change == "same"
+    assert by["SIMD utilisation"].change == "same"
+    assert by["L1 hit rate"].change == "same"
+    assert [f.rule_id for f in k.resolved] == ["local-bank-conflict"]
+    assert [f.rule_id for f in k.new] == ["integer-division"]
+    assert [f.rule_id for f in k.remaining] == ["uncoalesced-global"]
+    assert c.before_path == "sample_traces/transpose.tkt"
+    assert c.after_path == "sample_traces/transpose_padded.tkt"
+
+
+def test_worse_and_unpaired():
+    assert metric_delta("occupancy", "pct", 0.75, 0.5, False).change == "worse"
+    assert metric_delta("occupancy", "pct", 0.75, 0.5, False).text == "-25.0 pt"
+    assert metric_delta("time", "time", None, 1.0, True).change == "n/a"
+    before, after = _models()
+    after.kernels[0].kernel = "transpose_v2"
+    c = compare_models(before, after, TARGET)
+    assert c.kernels == [] and c.only_before == ["transpose (launch 0)"]
+    assert c.only_after == ["transpose_v2 (launch 0)"]
+
+
+def test_comparison_html_and_json():
+    before, after = _models()
+    c = compare_models(before, after, TARGET)
+    html = render_html(c)
+    assert not [t for t, _ in tags_of(html) if t in ("script", "img", "link")]
+    for text in ("Resolved", "New", "Still open", "Local-memory bank conflicts in the transposed read",
+                 "Integer division in the index", "3.00× speed", 'class="badge alu"', "delta-better"):
+        assert text in html, text
+    doc = c.to_dict()
+    assert json.loads(json.dumps(doc, sort_keys=True)) == doc
+    assert doc["kernels"][0]["verdict_changed"] is True
+    assert doc["kernels"][0]["resolved"][0]["rule_id"] == "local-bank-conflict"
+
+
+def test_cli_rejects_unknown_format(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["tracekit"])
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "a.tkt", "b.tkt", "--target", TARGET, "-o", str(tmp_path / "c.out"),
+              "--format", "docx"])
+    assert exc.value.code == 2
+    assert "--format 'docx' is not known" in capsys.readouterr().err
