@@ -179,6 +179,7 @@ BAD = [
     ('width = { value = 32,', 'width = { value = 32.5,', "simd.width", "type int"),
     (f'ops_per_instruction = {{ value = 6, source = "{PVR}Example Device: 500MHz G6400" }}',
      'ops_per_instruction = 6', "extra.peak_throughput[0].ops_per_instruction", "citation"),
+    ('ways = { value = 4, assumed', 'assoc = { value = 4, assumed', "caches.L1.assoc", "unknown key"),
     ('[dram]\n', '[dram]\nlatency_cycles = { value = 1, source = "x" }\n',
      "dram.latency_cycles", "unknown key"),
 ]
@@ -286,3 +287,11 @@ def test_docs_describe_every_schema_key():
             assert f"`{prefix}{key}`" in doc, key
             if spec.rule:
                 assert spec.rule in doc, key
+
+
+def test_loaded_targets_do_not_share_mutable_state():
+    a = load_target("powervr-g6400")
+    a.alu_cycles["fp32_fma"] = 999.0
+    a.extra["peak_throughput"].clear()
+    b = load_target("powervr-g6400")
+    assert b.alu_cycles["fp32_fma"] == 1.0 and len(b.extra["peak_throughput"]) == 10

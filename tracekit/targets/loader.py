@@ -8,6 +8,7 @@ silently defaulted value.  The schema itself lives in :mod:`.schema`.
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from functools import lru_cache
@@ -55,7 +56,8 @@ def load_target(name_or_path: str | os.PathLike) -> Target:
     else:
         path = target_path(str(name_or_path))
     path = path.resolve()
-    return _load_cached(str(path), path.stat().st_mtime_ns)
+    # a private copy: the cached Target holds dicts a caller could otherwise mutate
+    return copy.deepcopy(_load_cached(str(path), path.stat().st_mtime_ns))
 
 
 @lru_cache(maxsize=64)
