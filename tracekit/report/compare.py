@@ -117,8 +117,9 @@ def metric_delta(label: str, kind: str, before: Any, after: Any, lower_is_better
             change = "same"
         else:
             change = "better" if (a < b) == lower_is_better else "worse"
+    text = "unchanged" if change == "same" else fmt_delta(b, a, kind)
     return MetricDelta(metric=label, kind=kind, before=b, after=a, lower_is_better=lower_is_better,
-                       change=change, text=fmt_delta(b, a, kind))
+                       change=change, text=text)
 
 
 def _num(v: Any) -> float | None:
