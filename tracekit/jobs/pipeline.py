@@ -10,7 +10,6 @@ under the final name.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -61,9 +60,10 @@ def process_trace(path: str | os.PathLike, targets: list, formats: tuple[str, ..
                   out_dir: str | os.PathLike, *, stem: str | None = None) -> TraceOutcome:
     """Analyse one trace on every target and write its reports.
 
-    A target on which the trace cannot be analysed (a work-group larger than the
-    target allows, say) gives error rows for that target and the others go on;
-    a trace that cannot be read at all raises :class:`TracekitError`.
+    The JSON report is the document ``tracekit analyze --format json`` writes; HTML
+    and PDF are the report ``tracekit analyze --format html|pdf`` writes, with the
+    rules' checklist.  A launch that cannot run on a target is an error row for
+    that target only; a trace that cannot be read raises :class:`TracekitError`.
     """
     from analyzers import analyze
 
@@ -72,28 +72,42 @@ def process_trace(path: str | os.PathLike, targets: list, formats: tuple[str, ..
     path, out_dir = Path(path), Path(out_dir)
     targets = [load_target(t) if isinstance(t, (str, os.PathLike)) else t for t in targets]
     trace = open_trace(path)
-    launches = trace.launches.select(["kernel", "launch"]).to_pylist()
-    if not launches:
-        raise TracekitError("the trace has no launches", path=str(path))
-    results: dict[str, object] = {}
-    rows: list[ResultRow] = []
-    for target in targets:
-        try:
-            result = analyze(trace, target)
-        except TracekitError as exc:
-            rows += [ResultRow(ln["kernel"], ln["launch"], 0, target.name, "error", str(exc), None, None, {})
-                     for ln in launches]
-            continue
-        results[target.name] = result
-        rows += result_rows(result, target.name)
-    rows = _with_ordinals(rows)
+    if not trace.launches.num_rows and not trace.num_accesses:
+        raise TracekitError("the trace is empty: no launches and no accesses", path=str(path))
+    results = [analyze(trace, t) for t in targets]
+    rows = _with_ordinals([row for r in results for row in result_rows(r, r.target.name)])
     stem = stem or path.name.rsplit(".", 1)[0]
-    reports = []
     out_dir.mkdir(parents=True, exist_ok=True)
+    reports = []
+    model = None
     for fmt in formats:
         dest = out_dir / f"{stem}.{fmt}"
-        reports.append(write_atomic(dest, _writer(fmt, trace, targets, results)))
-    return TraceOutcome(path=path, rows=rows, reports=reports, results=results)
+        if fmt == "json":
+            from analyzers.result_dict import dumps
+
+            from ..commands.analyze import analysis_document
+
+            text = dumps(analysis_document(trace, results))
+            reports.append(write_atomic(dest, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8")))
+            continue
+        from ..report import render_report
+
+        model = model or report_model(trace, results)
+        reports.append(write_atomic(dest, lambda tmp, fmt=fmt, model=model: render_report(model, fmt, tmp)))
+    return TraceOutcome(path=path, rows=rows, reports=reports, results={r.target.name: r for r in results})
+
+
+def report_model(trace, results):
+    """The HTML/PDF report model: the analysis on every target plus the rules' findings."""
+    from analyzers.rules import build_contexts, run_rules
+
+    from ..report import build_report_model, summarize_trace
+
+    findings = []
+    for r in results:
+        findings += list(run_rules(build_contexts(trace, r.target, r)))
+    return build_report_model(summarize_trace(trace), {r.target.name: r for r in results}, findings,
+                              targets={r.target.name: r.target for r in results})
 
 
 def _with_ordinals(rows: list[ResultRow]) -> list[ResultRow]:
@@ -140,14 +154,3 @@ def launch_time(ln: dict) -> float | None:
         if as_float(te.get(key)) is not None:
             return as_float(te[key])
     return None
-
-
-def _writer(fmt: str, trace, targets, results) -> Callable[[Path], object]:
-    if fmt == "json":
-        doc = {"trace": trace.path.name, "targets": {name: r.to_dict() for name, r in results.items()}}
-        text = json.dumps(doc, sort_keys=True, indent=1) + "\n"
-        return lambda tmp: tmp.write_text(text, encoding="utf-8")
-    from ..report import build_report_model, render_report
-
-    model = build_report_model(trace, results)
-    return lambda tmp: render_report(model, fmt, tmp)
