@@ -15,8 +15,11 @@ work-groups whose items become consecutive lanes.  Everything downstream
 Two implementations with one meaning: :func:`requests_frame` is plain pandas
 (readable, for notebooks and as the test reference), :func:`form_requests` is the
 compiled kernel the streaming replay uses.  Requests inside a wave are numbered
-in program order: by the smallest per-lane position (how many accesses the lane
-had made before) of their accesses, then by site and occurrence.
+in program order, estimated from per-lane positions (how many accesses the lane
+had made before): by the latest position any lane reached the request at, then
+the earliest, then site and occurrence.  For structured control flow the latest
+position respects program order: code after a branch is reached later than the
+branch by the lanes that took it.
 """
 
 from __future__ import annotations
@@ -73,11 +76,14 @@ def requests_frame(df: pd.DataFrame, simd: SimdSpec, group_size: int) -> pd.Data
     tmp = pd.DataFrame({"launch": key[0], "vgroup": key[1], "wave": key[2], "site": key[3],
                         "occurrence": key[4], "position": out["position"]})
     ident = ["launch", "vgroup", "wave", "site", "occurrence"]
-    tmp["first"] = tmp.groupby(ident, sort=False)["position"].transform("min").to_numpy()
+    grouped = tmp.groupby(ident, sort=False)["position"]
+    tmp["first"] = grouped.transform("min").to_numpy()
+    tmp["last"] = grouped.transform("max").to_numpy()
     reqs = tmp.drop_duplicates(ident)
     launch_order = pd.unique(df["launch"])
     reqs = reqs.assign(lo=pd.Categorical(reqs["launch"], categories=launch_order).codes)
-    reqs = reqs.sort_values(["lo", "vgroup", "wave", "first", "site", "occurrence"], kind="stable")
+    reqs = reqs.sort_values(["lo", "vgroup", "wave", "last", "first", "site", "occurrence"],
+                            kind="stable")
     reqs = reqs.assign(request=np.arange(len(reqs)))
     merged = tmp.merge(reqs[["launch", "vgroup", "wave", "site", "occurrence", "request"]],
                        on=["launch", "vgroup", "wave", "site", "occurrence"], how="left")
@@ -162,21 +168,26 @@ def form_requests(vgroup, lane, site, width, max_site):
             for r in range(m):
                 keys[r] = (np.int64(site[i + r]) << 32) | occ[r]
             srt = np.argsort(keys, kind="mergesort")  # stable: lanes stay ascending
-            # runs of equal keys are requests; order them by first position, then key
+            # runs of equal keys are requests; order them by the latest, then the earliest
+            # position any lane reached them at, then by key
             starts = np.empty(m + 1, np.int64)
+            lasts = np.empty(m, np.int64)
             firsts = np.empty(m, np.int64)
             nr = 0
             for r in range(m):
+                p = lpos[srt[r]]
                 if r == 0 or keys[srt[r]] != keys[srt[r - 1]]:
                     starts[nr] = r
-                    firsts[nr] = lpos[srt[r]]
+                    firsts[nr] = p
+                    lasts[nr] = p
                     nr += 1
-                elif lpos[srt[r]] < firsts[nr - 1]:
-                    firsts[nr - 1] = lpos[srt[r]]
+                else:
+                    firsts[nr - 1] = min(firsts[nr - 1], p)
+                    lasts[nr - 1] = max(lasts[nr - 1], p)
             starts[nr] = m
             rk = np.empty(nr, np.int64)
             for r in range(nr):
-                rk[r] = firsts[r] * (nr + 1) + r
+                rk[r] = (lasts[r] * (m + 1) + firsts[r]) * (nr + 1) + r
             rorder = np.argsort(rk)
             for q in range(nr):
                 rr = rorder[q]
