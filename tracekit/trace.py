@@ -57,6 +57,8 @@ class Trace:
                                            path=str(self.path))
             elif self.path.is_file():
                 self.layout = "parquet"
+            elif self.path.exists():
+                raise TraceFormatError("is not a regular file or a .tkt directory", path=str(self.path))
             else:
                 raise TraceFormatError("no such file or directory", path=str(self.path))
             self._pf = _open_parquet(self._table_path("accesses"))

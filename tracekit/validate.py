@@ -46,7 +46,10 @@ class Problem:
     count: int = 1
 
     def render(self, path: str, header_lines: int = 0) -> str:
-        line = f" (file line {self.row + header_lines})" if header_lines and self.table == "accesses" else ""
+        # Messages of problems found while reading a CSV already carry their file line.
+        add_line = (header_lines and self.row is not None and self.table == "accesses"
+                    and self.check != "unreadable")
+        line = f" (file line {self.row + header_lines})" if add_line else ""
         where = [path, self.table if self.table != "accesses" else None,
                  None if self.row is None else f"row {self.row}{line}",
                  None if self.column is None else f"column '{self.column}'"]
