@@ -1,5 +1,20 @@
 """Performance models that replay a trace on a target GPU.
 
 Each module is one model and a set of pure functions over Arrow/NumPy/pandas
-data, importable from a notebook without the CLI.
+data, importable from a notebook without the CLI.  The entry point is
+:func:`analyze` (every model on every launch of a trace, for one target)::
+
+    from analyzers import analyze
+    result = analyze("sample_traces/vector_add.tkt", "powervr-g6400")
+    result.summary          # one row per launch: verdict, times, utilisation, occupancy
+    result.per_site         # per-site memory, ALU and SIMD columns
+    result.to_dict()        # the JSON of ``tracekit analyze`` for this target
 """
+
+from __future__ import annotations
+
+# The function shadows its module's name on purpose: ``from analyzers import analyze``
+# gives the function; the module stays reachable as ``sys.modules["analyzers.analyze"]``.
+from .analyze import AnalysisResult, LaunchResult, analyze, analyze_many
+
+__all__ = ["AnalysisResult", "LaunchResult", "analyze", "analyze_many"]

@@ -141,3 +141,54 @@ def combine(*builders: KernelBuilder) -> Trace:
     parts = [b.tables() for b in builders]
     tables = {k: pa.concat_tables([p[k] for p in parts], promote_options="permissive") for k in parts[0]}
     return Trace("<synthetic>", _tables=tables)
+
+
+# -- kernels whose design implies their verdict ---------------------------------------------------
+
+def vector_add(n=1 << 18, local=64) -> KernelBuilder:
+    """c[i] = a[i] + b[i]: two loads, one add, one store per item."""
+    b = KernelBuilder("vector_add", n, local)
+    b.access(1, 0x10000000 + 4 * b.gid).access(2, 0x20000000 + 4 * b.gid)
+    b.access(4, 0x30000000 + 4 * b.gid, op="store")
+    return b.count(1, "load", 1).count(2, "load", 1).count(3, "fp32_add", 1).count(4, "store", 1)
+
+
+def strided_copy(n=1 << 16, local=64, stride=16) -> KernelBuilder:
+    """out[i] = in[i * stride]: one scattered load, one store per item."""
+    b = KernelBuilder("strided_copy", n, local)
+    b.access(1, 0x10000000 + 4 * stride * b.gid).access(2, 0x40000000 + 4 * b.gid, op="store")
+    return b.count(1, "load", 1).count(2, "store", 1).count(3, "int_mul", 1)
+
+
+def fma_chain(n=1 << 14, local=64, loads=8, fmas=64, total_items=None) -> KernelBuilder:
+    """acc = fma(in[j*n + i], acc, c) then ``fmas - 1`` more dependent FMAs, for ``loads`` values; one store.
+
+    ``total_items`` larger than ``n`` records only the first ``n`` items' work-groups
+    and says so in the launch's sampling metadata.
+    """
+    meta = None
+    if total_items and total_items > n:
+        meta = {"sampling": {"total_groups": total_items // local, "groups_recorded": n // local, "seed": 0}}
+    b = KernelBuilder("fma_chain", n, local, metadata=meta)
+    if meta:
+        b.launch_row["global_size"] = [total_items, 1, 1]
+    for j in range(loads):
+        b.access(1, 0x10000000 + 4 * (j * n + b.gid))
+    b.access(3, 0x20000000 + 4 * b.gid, op="store")
+    return b.count(1, "load", loads).count(2, "fp32_fma", loads * fmas).count(3, "store", 1)
+
+
+def pointer_chase(items=32, local=32, steps=200, array_bytes=256 << 20, seed=7) -> KernelBuilder:
+    """p = next[p] ``steps`` times per item over a large array: every load needs the last."""
+    b = KernelBuilder("pointer_chase", items, local)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        addr = 0x100000000 + 4 * rng.integers(0, array_bytes // 4, items, dtype=np.int64)
+        b.access(1, addr)
+    b.access(3, 0x20000000 + 4 * b.gid, op="store")
+    return b.count(1, "load", steps).count(2, "int_add", steps).count(3, "store", 1)
+
+
+def few_items(n=8) -> KernelBuilder:
+    """A vector add over a grid of a few work-items."""
+    return vector_add(n=n, local=n)

@@ -6,6 +6,7 @@ import typer
 
 
 def register_all(app: typer.Typer) -> None:
+    from . import analyze as analyze_cmds
     from . import compare as compare_cmds
     from . import jobs as jobs_cmds
     from . import record as record_cmds
@@ -17,3 +18,4 @@ def register_all(app: typer.Typer) -> None:
     targets_cmds.register(app)
     compare_cmds.register(app)
     record_cmds.register(app)
+    analyze_cmds.register(app)

@@ -1,0 +1,178 @@
+"""``analyze(trace, target)``: every model on every launch, for notebooks, the CLI and jobs.
+
+One call replays the trace's memory accesses on the target (:mod:`analyzers.memory`),
+runs the execution models (SIMD utilisation, ALU cost, occupancy) and combines them
+into time estimates and a verdict per launch.  A launch that cannot run on the
+target (work-group too large, too much local memory) is recorded as an error in the
+result, so the other launches -- and other targets -- still get their answers.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from tracekit.errors import TracekitError
+
+from . import result_dict as rd
+from .alu import AluResult, alu_cost
+from .bound import BoundResult, classify, load_chains
+from .geometry import LaunchGeometry, launch_geometries
+from .memory_adapter import LaunchMemory, memory_by_launch
+from .occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
+from .simd import SimdResult, simd_utilization, wave_issues, wave_layout
+
+
+@dataclass
+class LaunchResult:
+    """Everything the models say about one launch on one target."""
+
+    kernel: str
+    launch: int
+    geometry: LaunchGeometry
+    error: str | None = None
+    simd: SimdResult | None = None
+    alu: AluResult | None = None
+    occupancy: OccupancyResult | None = None
+    bound: BoundResult | None = None
+    memory: LaunchMemory | None = None
+    per_site: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    @property
+    def verdict(self) -> str | None:
+        return self.bound.verdict if self.bound else None
+
+    @property
+    def time_estimates(self) -> dict:
+        return self.bound.time_estimates() if self.bound else {}
+
+    def to_dict(self) -> dict:
+        return rd.launch_dict(self)
+
+
+@dataclass
+class AnalysisResult:
+    """One trace on one target: per-launch results, warnings, and helpers for notebooks."""
+
+    trace: str
+    target: object
+    launches: list[LaunchResult]
+    warnings: list[str] = field(default_factory=list)
+
+    def launch(self, launch: int) -> LaunchResult:
+        for r in self.launches:
+            if r.launch == launch:
+                return r
+        raise KeyError(launch)
+
+    @property
+    def errors(self) -> list[str]:
+        return [r.error for r in self.launches if r.error]
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row per launch: verdict, times, utilisation, occupancy."""
+        return rd.summary_frame(self)
+
+    @property
+    def per_site(self) -> pd.DataFrame:
+        """Every launch's per-site table, with a ``launch`` column."""
+        frames = [r.per_site.assign(launch=r.launch) for r in self.launches if not r.per_site.empty]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def to_dict(self) -> dict:
+        return rd.result_dict(self)
+
+    def to_json(self) -> str:
+        return rd.dumps(self.to_dict())
+
+    def _repr_html_(self) -> str:
+        return rd.result_html(self)
+
+
+def _resolve_target(target):
+    if isinstance(target, (str, os.PathLike)):
+        from tracekit.targets import load_target
+        return load_target(target)
+    return target
+
+
+def _resolve_trace(trace):
+    if isinstance(trace, (str, os.PathLike)):
+        from tracekit.trace import open_trace
+        return open_trace(trace)
+    return trace
+
+
+def _launch_rows(instructions: pa.Table, launch: int) -> pa.Table:
+    if instructions.num_rows == 0:
+        return instructions
+    return instructions.filter(pc.equal(instructions["launch"], launch))
+
+
+def analyze_launch(geo: LaunchGeometry, target, instructions: pa.Table, mem: LaunchMemory | None,
+                   sites: pd.DataFrame | None = None) -> LaunchResult:
+    """The execution models and the verdict for one launch whose memory replay is done."""
+    res = LaunchResult(geo.kernel, geo.launch, geo, memory=mem)
+    try:
+        check_fits(geo, target)
+    except LaunchDoesNotFit as exc:
+        res.error = str(exc)
+        return res
+    layout = wave_layout(geo, target)
+    issues = wave_issues(instructions, layout)
+    res.simd = simd_utilization(geo, target, issues=issues)
+    res.occupancy = occupancy(geo, layout, target)
+    units = min(int(target.compute_units), max(1, _work_units(geo, layout)))
+    res.alu = alu_cost(issues, geo, layout, target, resident_waves_per_cu=res.occupancy.waves_per_cu)
+    traffic = mem.traffic if mem is not None else None
+    chains = load_chains(issues, mem.load_sites if mem is not None else ())
+    if traffic is None:
+        from .bound import MemoryTraffic
+        traffic = MemoryTraffic(levels=(), dram_bytes=0.0, load_requests=0.0, load_transactions=0.0)
+    res.bound = classify(res.alu.time_s, traffic, chains, res.occupancy.waves_per_cu * units, target, units)
+    res.bound.evidence.update(
+        simd_utilization=res.simd.utilization, occupancy=res.occupancy.occupancy,
+        occupancy_limiting_factor=res.occupancy.limiting_factor, active_compute_units=units)
+    res.per_site = rd.site_frame(res, sites)
+    return res
+
+
+def _work_units(geo: LaunchGeometry, layout) -> int:
+    return layout.waves if layout.packed else (geo.total_groups or geo.num_groups)
+
+
+def analyze(trace, target) -> AnalysisResult:
+    """Analyse every launch of ``trace`` on ``target`` (a :class:`Target`, a shipped name or a path).
+
+    Bad launches become errors inside the result; only an unreadable trace or
+    target raises (:class:`~tracekit.errors.TracekitError`).
+    """
+    trace = _resolve_trace(trace)
+    target = _resolve_target(target)
+    geos, warnings = launch_geometries(trace)
+    try:
+        memory = memory_by_launch(trace, target, geos)
+        mem_error = None
+    except TracekitError as exc:
+        memory, mem_error = {}, str(exc)
+    instructions = trace.instructions
+    sites = trace.sites.to_pandas() if trace.sites.num_rows else None
+    out = []
+    for geo in geos:
+        if mem_error:
+            out.append(LaunchResult(geo.kernel, geo.launch, geo, error=mem_error))
+            continue
+        out.append(analyze_launch(geo, target, _launch_rows(instructions, geo.launch),
+                                  memory.get(geo.launch), sites))
+    return AnalysisResult(str(trace.path), target, out, warnings)
+
+
+def analyze_many(trace, targets) -> list[AnalysisResult]:
+    """:func:`analyze` on several targets, reading the trace once."""
+    trace = _resolve_trace(trace)
+    return [analyze(trace, t) for t in targets]

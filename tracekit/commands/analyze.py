@@ -1,0 +1,114 @@
+"""``tracekit analyze``: every launch of a trace on every target, as JSON, HTML or PDF.
+
+A thin layer over :func:`analyzers.analyze`: read the trace once, analyse it on
+each ``--target``, write one document.  A launch that cannot run on a target is an
+error *inside* the document for that target; the others still run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import TracekitError
+
+FORMAT = "tracekit-analysis"
+VERSION = 1
+
+
+class OutputFormat(str, Enum):
+    json = "json"
+    html = "html"
+    pdf = "pdf"
+
+
+def analysis_document(trace, results) -> dict:
+    """The JSON document of one trace analysed on several targets (docs/json-schema.md)."""
+    warnings = sorted({w for r in results for w in r.warnings})
+    return {"format": FORMAT, "version": VERSION, "trace": str(trace.path),
+            "targets": {r.target.name: r.to_dict() for r in results}, "warnings": warnings}
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _report(trace, results, fmt: str, out: Path) -> None:
+    try:
+        from analyzers.rules import build_contexts, run_rules
+
+        from ..report import build_report_model, render_report, summarize_trace
+    except ImportError as exc:
+        raise TracekitError(f"--format {fmt} needs the report renderer and the rules, which cannot be "
+                            f"imported here ({exc}); use --format json") from None
+    findings = []
+    for r in results:
+        findings += list(run_rules(build_contexts(trace, r.target, r)))
+    model = build_report_model(summarize_trace(trace), {r.target.name: r for r in results}, findings,
+                               targets={r.target.name: r.target for r in results})
+    render_report(model, fmt, out)
+
+
+def run_analyze(trace_path: str, targets: list[str], fmt: str = "json",
+                output: str | None = None) -> str | None:
+    """Library form of the command: returns the JSON text when no output path is given."""
+    from analyzers import analyze
+    from analyzers.result_dict import dumps
+
+    from ..targets import load_target
+    from ..trace import open_trace
+
+    if not targets:
+        from ..targets import list_targets
+        raise TracekitError("give at least one --target (a shipped name or a .toml path); shipped: "
+                            + ", ".join(list_targets()))
+    loaded = [load_target(t) for t in targets]
+    names = [t.name for t in loaded]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise TracekitError(f"target {', '.join(dup)} given more than once")
+    trace = open_trace(trace_path)
+    results = [analyze(trace, t) for t in loaded]
+    if fmt == "json":
+        text = dumps(analysis_document(trace, results))
+        if output in (None, "-"):
+            return text
+        _write_atomic(Path(output), text.encode("utf-8"))
+        return None
+    if output in (None, "-"):
+        raise TracekitError(f"--format {fmt} writes a file: give -o PATH")
+    _report(trace, results, fmt, Path(output))
+    return None
+
+
+TraceArg = Annotated[str, typer.Argument(help="A trace (.tkt directory, .parquet file) or a CSV export.")]
+TargetOpt = Annotated[list[str] | None, typer.Option(
+    "--target", "-t", help="A shipped target name or a .toml path; repeat for several.")]
+FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="json, html or pdf.")]
+OutputOpt = Annotated[str | None, typer.Option("--output", "-o", help="Output file (JSON: stdout if none).")]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def analyze(trace: TraceArg, target: TargetOpt = None, fmt: FormatOpt = OutputFormat.json,
+                output: OutputOpt = None) -> None:
+        """Analyse every launch of TRACE on every --target: verdict, time estimates and the evidence."""
+        text = run_analyze(trace, list(target or []), fmt.value, output)
+        if text is not None:
+            sys.stdout.write(text)
+        elif output:
+            typer.echo(f"wrote {output}", err=True)
