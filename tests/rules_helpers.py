@@ -71,7 +71,8 @@ class KernelBuilder:
 
     def access(self, site, space, op, address, size=4, mask=None, buffer=None, opclass=True):
         m = self._mask(mask)
-        addr = np.broadcast_to(np.asarray(address(self.ids) if callable(address) else address, dtype=np.int64),
+        addr = np.broadcast_to(np.asarray(address(self.ids) if callable(address) else address,
+                dtype=np.int64),
                                (self.n,))
         if space == "global" and buffer is None:
             buffer = 0
@@ -94,7 +95,8 @@ class KernelBuilder:
 
     def ops(self, site, opclass, count=1, mask=None):
         m = self._mask(mask)
-        cnt = np.broadcast_to(np.asarray(count(self.ids) if callable(count) else count, dtype=np.int64), (self.n,))
+        cnt = np.broadcast_to(np.asarray(count(self.ids) if callable(count) else count, dtype=np.int64),
+                (self.n,))
         m = m & (cnt > 0)
         self.ins.append(dict(group=self.ids.group[m], item=self.ids.lid[m], site=np.full(m.sum(), site),
                              opclass=[opclass] * int(m.sum()), count=cnt[m]))
@@ -125,7 +127,8 @@ class KernelBuilder:
         sites_t = pa.table({"kernel": [self.kernel] * len(sites), "site": sites,
                             "opcode": [self.site_ops[s] for s in sites], "file": ["kernel.cl"] * len(sites),
                             "line": [10 + s for s in sites], "column": [1] * len(sites)})
-        tables = {"accesses": store.conform(acc, "accesses"), "instructions": store.conform(ins, "instructions"),
+        tables = {"accesses": store.conform(acc, "accesses"), "instructions": store.conform(ins,
+                "instructions"),
                   "launches": store.conform(launches, "launches"), "sites": store.conform(sites_t, "sites")}
         return Trace("synthetic", _tables=tables)
 

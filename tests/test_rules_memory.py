@@ -48,7 +48,7 @@ def const(fire):
     k = KernelBuilder(N, L)
     k.load(1, lambda i: 4 * i.gid)
     for j in range(4):
-        k.load(2, (lambda i: 4 * ((i.gid * 7 + j) % 64)) if fire else (lambda i, j=j: 4 * j + 0 * i.gid),
+        k.load(2, (lambda i, j=j: 4 * ((i.gid * 7 + j) % 64)) if fire else (lambda i, j=j: 4 * j + 0 * i.gid),
                space="constant", buffer=1)
     return k
 
@@ -68,7 +68,8 @@ def stencil(fire, w=64):
     if fire:
         for dy in (-1, 0, 1):
             for dx in (-1, 0, 1):
-                k.load(s, lambda i, dx=dx, dy=dy: 4 * ((i.gy + dy).clip(0, 31) * w + (i.gx + dx).clip(0, w - 1)))
+                k.load(s, lambda i, dx=dx, dy=dy: 4 * ((i.gy + dy).clip(0, 31) * w + (i.gx + dx).clip(0,
+                        w - 1)))
                 s += 1
     else:
         for dx in (-1, 0, 1):
@@ -103,12 +104,14 @@ CASES = {
                               lambda t: k1(lambda i: 4 * i.gid, op="store")),
     "GEN-MISALIGNED": (ALL, lambda t: k1(lambda i: 4 * i.gid + 4), lambda t: k1(lambda i: 4 * i.gid)),
     "GEN-VECTOR-LOAD": (["powervr", "adreno", "intel"], lambda t: vector(True), lambda t: vector(False)),
-    "INTEL-SUB32-ACCESS": (["intel"], lambda t: k1(lambda i: i.gid, size=1), lambda t: k1(lambda i: 4 * i.gid)),
+    "INTEL-SUB32-ACCESS": (["intel"], lambda t: k1(lambda i: i.gid, size=1),
+            lambda t: k1(lambda i: 4 * i.gid)),
     "INTEL-WIDE-ACCESS": (["intel"], lambda t: k1(lambda i: 32 * i.gid, size=32),
                           lambda t: k1(lambda i: 16 * i.gid, size=16)),
     "INTEL-WG-SHAPE-2D": (["intel"], lambda t: k1(lambda i: 4 * (i.gy * 64 + i.gx), gs=(64, 64), ls=(4, 4)),
                           lambda t: k1(lambda i: 4 * (i.gy * 64 + i.gx), gs=(64, 64), ls=(64, 1))),
-    "GEN-CACHE-THRASH": (["powervr", "adreno", "intel"], lambda t: thrash(t, True), lambda t: thrash(t, False)),
+    "GEN-CACHE-THRASH": (["powervr", "adreno", "intel"], lambda t: thrash(t, True), lambda t: thrash(t,
+            False)),
     "GEN-LOOP-REREAD": (ALL, lambda t: reread(True), lambda t: reread(False)),
     "INTEL-HOT-ELEMENT": (["intel"], lambda t: hot(True), lambda t: hot(False)),
     "GEN-CONST-DIVERGENT": (["adreno", "intel", "nvidia"], lambda t: const(True), lambda t: const(False)),

@@ -34,14 +34,15 @@ def dataset(t, enough):
         n = 4 * t.compute_units * t.simd.width
     else:
         n = t.occupancy.max_waves_per_cu * t.compute_units * t.simd.width
-    return simple(n if enough else 64, 32)
+    return KernelBuilder(n if enough else 64, 32).load(1, lambda i: 4 * i.gid)
 
 
 def occupancy(t, starve):
     """Starved: one-wave groups, each taking the whole local memory; fixed: 256-item groups, no local."""
     size = t.simd.width if starve else min(256, t.occupancy.max_work_group_size)
-    waves = t.occupancy.max_waves_per_cu * t.compute_units
-    return simple(waves * t.simd.width, size, local_mem_bytes=t.local_memory.size_bytes if starve else 0)
+    waves = 2 * t.compute_units if starve else t.occupancy.max_waves_per_cu * t.compute_units
+    k = KernelBuilder(waves * t.simd.width, size, local_mem_bytes=t.local_memory.size_bytes if starve else 0)
+    return k.load(1, lambda i: 4 * i.gid)
 
 
 def few_waves(t, few):
@@ -74,7 +75,7 @@ CASES = {
     "INTEL-GLOBAL-MULTIPLE-8": (["intel"], lambda t: simple(1918, 14), lambda t: simple(1912, 8)),
     "GEN-DATASET-SMALL": (["powervr", "adreno", "intel", "nvidia"], lambda t: dataset(t, False),
                           lambda t: dataset(t, True)),
-    "GEN-LOW-OCCUPANCY": (["powervr", "adreno", "intel"], lambda t: occupancy(t, True),
+    "GEN-LOW-OCCUPANCY": (["powervr", "adreno", "intel", "nvidia"], lambda t: occupancy(t, True),
                           lambda t: occupancy(t, False)),
     "PVR-REGISTERS": (["powervr"], lambda t: simple(1024, 32, registers=64),
                       lambda t: simple(1024, 32, registers=32)),
@@ -123,3 +124,16 @@ def test_idle_lane_evidence_and_gain():
 def test_pack_barrier_fill_is_size_over_task():
     f = fired(with_barrier(1024, 8, source=SRC), "powervr", "PVR-WG-PACK-BARRIER")
     assert f.evidence["lane_fill"] == pytest.approx(8 / 32)
+
+
+def test_few_waves_with_a_known_register_file():
+    from dataclasses import replace
+
+    from analyzers.rules import build_context, run_rules
+    t = get_target("adreno")
+    t = replace(t, occupancy=replace(t.occupancy, registers_per_cu=t.simd.width * 64 * 8))
+    many = simple(1024, t.simd.width, registers=t.occupancy.registers_per_cu // (2 * t.simd.width))
+    found = run_rules(build_context(many.trace(), t), only=["ADR-FEW-WAVES"])
+    assert found and found[0].evidence["waves_by_registers"] == 2
+    few = simple(1024, t.simd.width, registers=16)
+    assert not run_rules(build_context(few.trace(), t), only=["ADR-FEW-WAVES"])

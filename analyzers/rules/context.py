@@ -88,7 +88,8 @@ class RuleContext:
         return s if op is None else s[s["op"] == op]
 
     def hot(self, df: pd.DataFrame, col: str = "accesses") -> pd.DataFrame:
-        """Rows of ``df`` carrying at least ``min_site_share`` of the launch's ``col`` total, hottest first."""
+        """Rows of ``df`` carrying at least ``min_site_share`` of the launch's ``col`` total,
+      hottest first."""
         total = self.sites[col].sum() if col in self.sites else df[col].sum()
         if not len(df) or not total:
             return df.iloc[0:0]
@@ -164,7 +165,7 @@ def build_context(trace, target, result=None, launch: int | None = None) -> Rule
     acc = facts_access.prepare(acc, width)
     gsize = tuple(int(x) for x in row["global_size"])
     lsize = tuple(int(x) for x in row["local_size"])
-    groups_total = int(np.prod([math.ceil(g / max(loc, 1)) for g, loc in zip(gsize, lsize)]))
+    groups_total = int(np.prod([math.ceil(g / max(loc, 1)) for g, loc in zip(gsize, lsize, strict=False)]))
     seen = pd.concat([acc["group"], ins["group"]]).nunique()
     meta = trace.launch_metadata(launch)
     ops = facts_exec.op_facts(ins, width, facts_exec.lanes_present([acc, ins], width))
@@ -173,7 +174,8 @@ def build_context(trace, target, result=None, launch: int | None = None) -> Rule
         kernel=row["kernel"], launch=launch, global_size=gsize, local_size=lsize,
         build_options=row.get("build_options") or "", local_mem_bytes=int(row.get("local_mem_bytes") or 0),
         registers_per_item=row.get("registers_per_item"), source=row.get("source"), metadata=meta,
-        has_barrier=has_barrier, uses_local=bool((acc["space"] == "local").any() or row.get("local_mem_bytes")),
+        has_barrier=has_barrier,
+        uses_local=bool((acc["space"] == "local").any() or row.get("local_mem_bytes")),
         reqd_work_group_size=_reqd(row.get("source"), meta), groups_total=groups_total,
         groups_recorded=int(seen) or groups_total)
     sites = facts_access.site_facts(acc, target, 16) if len(acc) else _empty_sites()
@@ -199,7 +201,8 @@ def build_context(trace, target, result=None, launch: int | None = None) -> Rule
     metrics["cache_modelled"] = dram is not None
     metrics["dram_bytes"] = (moved if dram is None else dram) * lf.sampling_scale
     times = facts_exec.fallback_times(target, metrics["alu_cycles"], moved, lf.sampling_scale)
-    stencils = facts_access.stencil_rows(acc) if len(acc) else pd.DataFrame(columns=["buffer", "rows", "pitch"])
+    stencils = facts_access.stencil_rows(acc) if len(acc) else pd.DataFrame(columns=["buffer", "rows",
+            "pitch"])
     ctx = RuleContext(target=target, launch=lf, sites=sites, ops=ops, metrics=metrics, times=times,
                       source_lines=lines, stencils=stencils, result=None)
     if result is not None:

@@ -106,7 +106,8 @@ def stencil_rows(acc: pd.DataFrame) -> pd.DataFrame:
     gap = d.groupby(["group", "item", "buffer"], sort=False)["address"].diff()
     d["big"] = gap > np.maximum(64, 4 * d["size"])
     d["gap"] = gap.where(d["big"])
-    rows = d.groupby(["group", "item", "buffer"], sort=False).agg(rows=("big", "sum"), pitch=("gap", "median"))
+    rows = d.groupby(["group", "item", "buffer"], sort=False).agg(rows=("big", "sum"), pitch=("gap",
+            "median"))
     rows["rows"] += 1
     return rows.groupby("buffer").agg(rows=("rows", "median"), pitch=("pitch", "median")).reset_index()
 

@@ -21,12 +21,13 @@ def _site_rows(df, cols):
 
 def _uncoalesced(ctx, op):
     df = ctx.space("global", op)
-    df = df[(df["requests"] > 0) & (df["transactions"] >= ctx.t("uncoalesced_ratio") * df["ideal_transactions"])]
+    df = df[(df["requests"] > 0)
+            & (df["transactions"] >= ctx.t("uncoalesced_ratio") * df["ideal_transactions"])]
     df = ctx.hot(df, "bytes_moved")
     if not len(df):
         return None
     saved = sum(ctx.site_memory_s(s) * (1 - i / t) for s, i, t in
-                zip(df["site"], df["ideal_transactions"], df["transactions"]))
+                zip(df["site"], df["ideal_transactions"], df["transactions"], strict=False))
     ev = {"sites": _site_rows(df.head(5), ["site", "requests", "transactions_per_request",
                                             "ideal_per_request", "bytes_requested", "bytes_moved"]),
           "transaction_bytes": int(ctx.target.transaction_bytes)}
@@ -60,15 +61,17 @@ def gen_uncoalesced_store(ctx):
                 "intel": C("intel", "__global Memory and __constant Memory"),
                 "nvidia": C("cuda", "Effects of Misaligned Accesses")},
       fix="""Align buffer bases and per-group offsets to the transaction size (pad row pitches to
-      it); for a neighbour read such as a[i+1], load the aligned block and shift in registers or local memory.""")
+      it); for a neighbour read such as a[i+1], load the aligned block and shift in registers or
+      local memory.""")
 def gen_misaligned(ctx):
     df = ctx.space("global")
-    df = df[(df["requests"] > 0) & (df["misaligned_requests"] >= ctx.t("misaligned_fraction") * df["requests"])]
+    df = df[(df["requests"] > 0)
+            & (df["misaligned_requests"] >= ctx.t("misaligned_fraction") * df["requests"])]
     df = ctx.hot(df, "bytes_moved")
     if not len(df):
         return None
     saved = sum(ctx.site_memory_s(s) * m / t for s, m, t in
-                zip(df["site"], df["misaligned_requests"], df["transactions"]) if t)
+                zip(df["site"], df["misaligned_requests"], df["transactions"], strict=False) if t)
     ev = {"sites": _site_rows(df.head(5), ["site", "requests", "misaligned_requests", "transactions"]),
           "transaction_bytes": int(ctx.target.transaction_bytes)}
     return Hit(ev, sites=list(df["site"]), gain_s=ctx.gain_memory(saved))
@@ -95,7 +98,8 @@ def gen_vector_load(ctx):
     sites = list(df.loc[df["adjacent"] > 0].sort_values("site")["site"])
     runs = list(df.loc[df["site"].isin(sites), "site"])
     o = ctx.ops
-    load_issues = float(o.loc[o["site"].isin(runs + sites) & (o["opclass"] == "load"), "issues"].sum()) if len(o) else 0
+    load_issues = float(o.loc[o["site"].isin(runs + sites) & (o["opclass"] == "load"),
+            "issues"].sum()) if len(o) else 0
     saved = ctx.alu_seconds(load_issues * (1 - size / width) * ctx.cycles("load"))
     ev = {"adjacent_fraction": round(adj / n, 4), "mean_run": round(run, 2), "access_size": round(size, 2),
           "suggested_width_bytes": int(width)}

@@ -61,7 +61,8 @@ def gen_fast_math(ctx):
     if not n:
         return None
     fast = ctx.target.extra.get("alu_cycles_fast_math", {}) if isinstance(ctx.target.extra, dict) else {}
-    saved = sum(ctx.issues(lambda x, c=c: x == c) * max(0.0, ctx.cycles(c) - float(v)) for c, v in fast.items())
+    saved = sum(ctx.issues(lambda x, c=c: x == c) * max(0.0, ctx.cycles(c) - float(v)) for c,
+            v in fast.items())
     ev = {"executions": int(n), "build_options": ctx.launch.build_options}
     return Hit(ev, sites=_sites_of(ctx, pred), gain_s=ctx.gain_alu(ctx.alu_seconds(saved)) if fast else None)
 
@@ -106,7 +107,8 @@ def gen_int64(ctx):
     n, total = ctx.executions(is64), float(o["executions"].sum())
     if not n or n < ctx.t("int64_fraction") * total:
         return None
-    saved = sum(ctx.issues(lambda x, c=c: x == c) * max(0.0, ctx.cycles(c) - ctx.cycles(c.replace("int64_", "int_")))
+    saved = sum(ctx.issues(lambda x, c=c: x == c) * max(0.0,
+            ctx.cycles(c) - ctx.cycles(c.replace("int64_", "int_")))
                 for c in ("int64_add", "int64_mul", "int64_div"))
     return Hit({"int64_executions": int(n), "fraction": round(n / total, 4)}, sites=_sites_of(ctx, is64),
                gain_s=ctx.gain_alu(ctx.alu_seconds(saved)))
@@ -128,7 +130,8 @@ def gen_float_over_int(ctx):
     accesses = float(ctx.sites["accesses"].sum()) or 1.0
     if not n_int or n_int < ctx.t("int_arith_fraction") * (n_int + n_fp) or n_int / accesses < 4:
         return None
-    saved = sum(ctx.issues(lambda x, c=c: x == c) * max(0.0, ctx.cycles(c) - ctx.cycles(c.replace("int_", "fp32_")))
+    saved = sum(ctx.issues(lambda x, c=c: x == c) * max(0.0, ctx.cycles(c) - ctx.cycles(c.replace("int_",
+            "fp32_")))
                 for c in ints)
     return Hit({"int_executions": int(n_int), "float_executions": int(n_fp),
                 "int_ops_per_access": round(n_int / accesses, 2)},
@@ -149,7 +152,8 @@ def intel_mad(ctx):
     if not pairs or pairs < ctx.t("unfused_fraction") * fp:
         return None
     iss = min(ctx.issues(lambda c: c == "fp32_mul"), ctx.issues(lambda c: c == "fp32_add"))
-    return Hit({"fp32_mul": int(mul), "fp32_add": int(add), "fp32_fma": int(ctx.executions(lambda c: c == "fp32_fma"))},
+    return Hit({"fp32_mul": int(mul), "fp32_add": int(add),
+            "fp32_fma": int(ctx.executions(lambda c: c == "fp32_fma"))},
                sites=_sites_of(ctx, lambda c: c in ("fp32_mul", "fp32_add")),
                gain_s=ctx.gain_alu(ctx.alu_seconds(iss * ctx.cycles("fp32_add"))))
 
@@ -166,7 +170,9 @@ def adr_fp16(ctx):
     fp32 = ctx.executions(lambda c: c.startswith("fp32_"))
     if not fp32 or ctx.executions(lambda c: c.startswith("fp16_")):
         return None
-    saved = sum(ctx.issues(lambda x, c=c: x == c) * max(0.0, ctx.cycles(c) - ctx.cycles(c.replace("fp32_", "fp16_")))
+    saved = sum(ctx.issues(lambda x, c=c: x == c) * max(0.0,
+            ctx.cycles(c) - ctx.cycles(c.replace("fp32_", "fp16_")))
                 for c in ("fp32_add", "fp32_mul", "fp32_fma", "fp32_div"))
     return Hit({"fp32_executions": int(fp32), "max_load_bytes": int(g["access_size"].max())},
-               sites=_sites_of(ctx, lambda c: c.startswith("fp32_")), gain_s=ctx.gain_alu(ctx.alu_seconds(saved)))
+               sites=_sites_of(ctx,
+                       lambda c: c.startswith("fp32_")), gain_s=ctx.gain_alu(ctx.alu_seconds(saved)))

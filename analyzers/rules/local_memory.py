@@ -25,7 +25,8 @@ def _conflicts(ctx, ops):
     return Hit(ev, sites=list(df["site"]), gain_s=ctx.gain_alu(saved))
 
 
-@rule(id="GEN-LOCAL-BANK-CONFLICT", title="Local-memory bank conflicts", vendors=("powervr", "intel", "nvidia"),
+@rule(id="GEN-LOCAL-BANK-CONFLICT", title="Local-memory bank conflicts", vendors=("powervr", "intel",
+        "nvidia"),
       metrics=("local_memory.conflict_degree_mean", "local_memory.cycles", "local_memory.requests"),
       severity="high", citation=BANKS,
       fix="""Let neighbouring lanes read neighbouring words: interleave per-item blocks (index =
@@ -56,7 +57,8 @@ def gen_local_read_once(ctx):
     m = ctx.metrics
     if not m.get("local_words_stored"):
         return None
-    limit = ctx.t("local_reads_per_word_adreno" if vendor_key(ctx.target) == "adreno" else "local_reads_per_word")
+    limit = ctx.t("local_reads_per_word_adreno"
+            if vendor_key(ctx.target) == "adreno" else "local_reads_per_word")
     rpw = float(m["local_reads_per_word"])
     if rpw > limit:
         return None
@@ -102,7 +104,8 @@ def adr_local_vector(ctx):
       vendors=("powervr",), metrics=("accesses.staged_local_store_fraction", "launch.local_size"),
       severity="low", citation=C("pvr", "System Memory Access"),
       fix="""Fill the tile with async_work_group_copy and a compile-time work-group size of 17 or more
-      items; the hardware then moves up to 4 KB per group in one burst instead of one load and store per item.""")
+      items; the hardware then moves up to 4 KB per group in one burst instead of one load and
+      store per item.""")
 def pvr_async_copy(ctx):
     frac = float(ctx.metrics.get("staged_local_store_fraction", 0.0))
     if frac < 0.5 or ctx.launch.group_size < ctx.t("pvr_async_min_group"):
@@ -123,7 +126,7 @@ def pvr_barrier_after_local(ctx):
         return None
     barriers = sorted(o.loc[o["opclass"] == "barrier", "site"].unique())
     executed = sorted(set(o["site"]) | set(ctx.sites["site"]))
-    space = dict(zip(ctx.sites["site"], ctx.sites["space"]))
+    space = dict(zip(ctx.sites["site"], ctx.sites["space"], strict=False))
     pairs = []
     for b in barriers:
         before = [s for s in executed if s < b and s not in barriers]

@@ -22,7 +22,8 @@ def gen_loop_reread(ctx):
     df = ctx.hot(df[df["rereads_per_item"] >= ctx.t("reread_per_item")])
     if not len(df):
         return None
-    saved = sum(ctx.site_memory_s(s) * (1 - 1 / r) for s, r in zip(df["site"], df["rereads_per_item"]))
+    saved = sum(ctx.site_memory_s(s) * (1 - 1 / r) for s, r in zip(df["site"], df["rereads_per_item"],
+            strict=False))
     ev = {"sites": _site_rows(df.head(5), ["site", "accesses", "rereads_per_item"])}
     return Hit(ev, sites=list(df["site"]), gain_s=ctx.gain_memory(saved))
 
@@ -52,7 +53,8 @@ def intel_hot_element(ctx):
       to an image or to ordinary global memory, and keep __constant for uniformly read values.""")
 def gen_const_divergent(ctx):
     df = ctx.space("constant", "load")
-    df = ctx.hot(df[(df["requests"] > 0) & (df["distinct_per_request"] >= ctx.t("const_distinct_per_request"))])
+    df = ctx.hot(df[(df["requests"] > 0)
+            & (df["distinct_per_request"] >= ctx.t("const_distinct_per_request"))])
     if not len(df):
         return None
     ev = {"sites": _site_rows(df.head(5), ["site", "requests", "distinct_per_request"])}
@@ -82,7 +84,8 @@ def adr_const_promote(ctx):
                 "intel": C("intel", "Using Buffers and Images Appropriately"),
                 "nvidia": C("cuda", "Texture Memory")},
       fix="""Store the read-only 2D input as an image and sample it: the texture path caches 2D
-      neighbourhoods, clamps borders in hardware and converts formats, removing bounds checks from the kernel.""")
+      neighbourhoods, clamps borders in hardware and converts formats, removing bounds checks from
+      the kernel.""")
 def gen_image_2d(ctx):
     st = ctx.stencils
     if st is None or not len(st):

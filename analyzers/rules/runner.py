@@ -30,7 +30,8 @@ def _clean(v):
     return v
 
 
-def run_rules(context: RuleContext | Iterable[RuleContext], *, only: Iterable[str] | None = None) -> list[Finding]:
+def run_rules(context: RuleContext | Iterable[RuleContext], *, only: Iterable[str]
+        | None = None) -> list[Finding]:
     """Findings of every rule that applies to each context's target, in a deterministic order.
 
     Order: target, kernel, launch, then severity (high first), estimated gain (largest

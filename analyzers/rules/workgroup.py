@@ -27,7 +27,8 @@ def _idle_gain(ctx, fill: float) -> float:
 def pvr_wg_multiple(ctx):
     size = ctx.launch.group_size
     task = int(ctx.t("pvr_task"))
-    packable = size in (4, 8, 16) and not (ctx.launch.has_barrier and ctx.launch.reqd_work_group_size is not True)
+    packable = size in (4, 8,
+            16) and not (ctx.launch.has_barrier and ctx.launch.reqd_work_group_size is not True)
     if size % task == 0 or packable:
         return None
     ev = _idle(ctx)
@@ -35,10 +36,12 @@ def pvr_wg_multiple(ctx):
 
 
 @rule(id="PVR-WG-PACK-BARRIER", title="Small work-groups with barriers run one group per task",
-      vendors=("powervr",), metrics=("launch.local_size", "instructions.barrier", "launch.reqd_work_group_size"),
+      vendors=("powervr",), metrics=("launch.local_size", "instructions.barrier",
+              "launch.reqd_work_group_size"),
       severity="high", citation=C("pvr", "Execution"),
       fix="""Groups of 4, 8 or 16 items share a task only when the compiler knows the size: declare
-      reqd_work_group_size on the kernel, or use groups of 32 so barriers do not leave most of each task empty.""")
+      reqd_work_group_size on the kernel, or use groups of 32 so barriers do not leave most of each
+      task empty.""")
 def pvr_wg_pack_barrier(ctx):
     size = ctx.launch.group_size
     if size not in (4, 8, 16) or not ctx.launch.has_barrier or ctx.launch.reqd_work_group_size is True:

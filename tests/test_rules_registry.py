@@ -1,0 +1,126 @@
+"""The rule set as a whole: coverage by tests, citations that exist, docs in step, stable output."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import test_rules_local_exec
+import test_rules_memory
+import test_rules_workgroup
+from rules_helpers import KernelBuilder, context_for
+
+from analyzers.rules import FINDING_COLUMNS, GUIDES, findings_frame, registry, run_rules
+from analyzers.rules.doc import render
+from analyzers.rules.thresholds import THRESHOLDS
+
+ROOT = Path(__file__).resolve().parents[1]
+GUIDE_DIR = Path("/work/shared/guides")
+ALL_CASES = {**test_rules_workgroup.CASES, **test_rules_memory.CASES, **test_rules_local_exec.CASES}
+
+
+def test_at_least_forty_rules_each_with_a_firing_and_quiet_case():
+    rules = registry()
+    assert len(rules) >= 40
+    assert sorted(rules) == sorted(ALL_CASES), "every rule needs a fire/quiet case and every case a rule"
+    for rid, (vendors, _, _) in ALL_CASES.items():
+        assert set(vendors) == set(rules[rid].vendors), f"{rid}: test every vendor the rule applies to"
+
+
+def test_rules_cover_the_three_guides():
+    guides = {c.guide for r in registry().values() for c in r.citations()}
+    assert {"pvr", "adreno", "intel"} <= {g.split("-")[0] for g in guides}
+
+
+def _normalise(text: str) -> str:
+    return re.sub(r"\s+", " ", text.replace("[™]", "").replace("™", "")).strip().lower()
+
+
+@pytest.mark.skipif(not GUIDE_DIR.is_dir(), reason="guides folder not present")
+def test_every_citation_names_a_section_of_its_guide():
+    heads = {}
+    for short, fname in GUIDES.items():
+        p = GUIDE_DIR / fname
+        if p.is_file():
+            heads[short] = {_normalise(line.split("..")[0].split("#")[0])
+                    for line in p.read_text().splitlines()}
+    for r in registry().values():
+        for c in r.citations():
+            if c.guide not in heads:
+                continue  # a named public document outside the guides folder
+            assert _normalise(c.section) in heads[c.guide], f"{r.id}: no section '{c.section}' in {c.guide}"
+
+
+def test_fix_text_is_not_pasted_from_the_guides():
+    guides = " ".join(_normalise(p.read_text())
+            for p in GUIDE_DIR.glob("*.txt")) if GUIDE_DIR.is_dir() else ""
+    for r in registry().values():
+        words = _normalise(r.fix).split()
+        for i in range(len(words) - 8):
+            chunk = " ".join(words[i:i + 9])
+            assert chunk not in guides, f"{r.id}: fix repeats guide text: '{chunk}'"
+
+
+def test_thresholds_have_sources():
+    for name, th in THRESHOLDS.items():
+        assert th.source and len(th.source) > 20, name
+
+
+def test_docs_table_matches_registry():
+    page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert render(page) == page, "docs/rules.md is stale: run python -m analyzers.rules.doc docs/rules.md"
+    for rid in registry():
+        assert f"| {rid} |" in page
+
+
+def test_threshold_override_from_target_extra():
+    from dataclasses import replace
+
+    from rules_helpers import get_target
+
+    from analyzers.rules import build_context
+    k = KernelBuilder(2048, 64)
+    k.load(1, lambda i: 8 * i.gid)          # two lines where one would do: ratio 2
+    t = get_target("powervr")
+    assert run_rules(build_context(k.trace(), t), only=["GEN-UNCOALESCED-LOAD"])
+    strict = replace(t, extra={**t.extra, "rule_thresholds": {"uncoalesced_ratio": 3.0}})
+    assert not run_rules(build_context(k.trace(), strict), only=["GEN-UNCOALESCED-LOAD"])
+
+
+def _messy():
+    k = KernelBuilder(960, 48)
+    k.load(1, lambda i: 128 * i.gid)
+    k.ops(2, "int_div", count=3)
+    k.ops(3, "math_sin", count=5, mask=lambda i: i.lid % 3 == 0)
+    k.store(4, lambda i: 4 * i.gid, buffer=1)
+    return k
+
+
+def test_output_is_deterministic_and_ordered():
+    a = run_rules(context_for(_messy(), "powervr"))
+    b = run_rules(context_for(_messy(), "powervr"))
+    assert [f.to_dict() for f in a] == [f.to_dict() for f in b]
+    rank = {"high": 0, "medium": 1, "low": 2, "info": 3}
+    assert [rank[f.severity] for f in a] == sorted(rank[f.severity] for f in a)
+    assert {"GEN-UNCOALESCED-LOAD", "GEN-INT-DIV", "GEN-DIVERGENCE", "PVR-WG-MULTIPLE"} <= {f.rule_id
+            for f in a}
+
+
+def test_findings_frame_columns_and_rows():
+    found = run_rules([context_for(_messy(), "powervr"), context_for(_messy(), "nvidia")])
+    df = findings_frame(found)
+    assert list(df.columns) == FINDING_COLUMNS
+    assert len(df) == len(found) and set(df["target"]) == {"powervr-g6400", "nvidia-h200"}
+    assert not df["rule_id"].str.startswith(("PVR-", "ADR-", "INTEL-")).any() or \
+        set(df.loc[df["target"] == "nvidia-h200", "rule_id"]).isdisjoint({"PVR-WG-MULTIPLE"})
+
+
+def test_vendor_rules_stay_on_their_vendor():
+    found = run_rules(context_for(_messy(), "nvidia"))
+    assert not [f.rule_id for f in found if f.rule_id.startswith(("PVR-", "ADR-", "INTEL-"))]
+
+
+def test_unknown_rule_id_is_an_error():
+    with pytest.raises(KeyError):
+        run_rules(context_for(_messy(), "powervr"), only=["NO-SUCH-RULE"])
