@@ -42,6 +42,7 @@ class LaunchState:
     site_lanes: np.ndarray
     opclasses: pa.Array
     layout: dict
+    vector_sites: bool = False
     end: dict | None = None
     diagnostics: list[str] = field(default_factory=list)
     errors: int = 0
@@ -67,8 +68,8 @@ class Converter:
 
     # -- records ---------------------------------------------------------------
     def handle(self, rec: stream.Record) -> None:
-        if rec.type == stream.GROUP:
-            block = stream.parse_group(rec.payload)
+        if rec.type == stream.GROUPS:
+            block = stream.parse_groups(rec.payload)
             self._blocks.append(block)
             self._pending += len(block.offset) + len(block.count)
             if self._pending >= _CHUNK_ROWS:
@@ -119,7 +120,8 @@ class Converter:
             launch=launch, kernel=kernel, info=info, base_table=base, arg_table=args,
             site_opclass=np.array([lookup[c] for c in sites["opclass"]], dtype=np.int32),
             site_lanes=np.array(sites["lanes"], dtype=np.int64),
-            opclasses=pa.array(names, pa.string()), layout=self.layout.describe(arg_of))
+            opclasses=pa.array(names, pa.string()), layout=self.layout.describe(arg_of),
+            vector_sites=any(n != 1 for n in sites["lanes"]))
         self.launches.append(state)
         self.current = state
 
@@ -150,31 +152,35 @@ class Converter:
         st = self.current
         if not blocks or st is None:
             return
-        n_acc = np.array([len(b.offset) for b in blocks])
-        n_ins = np.array([len(b.count) for b in blocks])
-        groups = np.array([b.group for b in blocks], dtype=np.int64)
-        if n_acc.sum():
-            self.writer.write_accesses(self._accesses(st, blocks, np.repeat(groups, n_acc)))
-        if n_ins.sum():
-            self.writer.write_instructions(self._instructions(st, blocks, np.repeat(groups, n_ins)))
 
-    def _dict(self, indices: np.ndarray, dictionary: pa.Array) -> pa.DictionaryArray:
+        def cat(name: str) -> np.ndarray:
+            parts = [getattr(b, name) for b in blocks]
+            return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+        groups = cat("groups").view(np.int64)
+        if any(len(b.offset) for b in blocks):
+            group = np.repeat(groups, cat("naccs").view(np.int64))
+            self.writer.write_accesses(self._accesses(st, cat, group))
+        if any(len(b.count) for b in blocks):
+            group = np.repeat(groups, cat("ninss").view(np.int64))
+            self.writer.write_instructions(self._instructions(st, cat, group))
+
+    @staticmethod
+    def _dict(indices: np.ndarray, dictionary: pa.Array) -> pa.DictionaryArray:
         return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), dictionary)
 
     def _common(self, st: LaunchState, group: np.ndarray, item: np.ndarray, site: np.ndarray) -> dict:
         n = len(group)
-        site32 = site.astype(np.int64)
-        site32[site == stream.NONE32] = -1
         return {
             "kernel": self._dict(np.zeros(n, np.int32), pa.array([st.kernel], pa.string())),
             "launch": pa.array(np.full(n, st.launch, dtype=np.int32)),
             "group": pa.array(group),
-            "item": pa.array(item.astype(np.int32)),
-            "site": pa.array(site32.astype(np.int32)),
+            "item": pa.array(item.view(np.int32)),
+            # the plugin's "no site" (0xFFFFFFFF) reads as -1
+            "site": pa.array(site.view(np.int32)),
         }
 
-    def _accesses(self, st: LaunchState, blocks: list, group: np.ndarray) -> pa.RecordBatch:
-        cat = lambda name: np.concatenate([getattr(b, name) for b in blocks])  # noqa: E731
+    def _accesses(self, st: LaunchState, cat, group: np.ndarray) -> pa.RecordBatch:
         offset, item, site, buf = cat("offset"), cat("item"), cat("site"), cat("buffer")
         size, kind = cat("size"), cat("kind")
         space = kind & 3
@@ -183,7 +189,7 @@ class Converter:
         st.unmapped += int(np.count_nonzero(is_global & ~known)) + int(
             np.count_nonzero(~is_global & (buf == stream.NONE32)))
         safe = np.where(known, buf, 0).astype(np.intp)
-        address = np.where(known, st.base_table[safe] + offset, offset).astype(np.uint64)
+        address = np.where(known, st.base_table[safe] + offset, offset)
         arg = np.where(known, st.arg_table[safe], -1)
         # seq: position of each access within its (group, item) run
         n = len(offset)
@@ -202,14 +208,14 @@ class Converter:
         )
         return pa.RecordBatch.from_pydict(cols, schema=schema.ACCESSES)
 
-    def _instructions(self, st: LaunchState, blocks: list, group: np.ndarray) -> pa.RecordBatch:
-        count = np.concatenate([b.count for b in blocks]).astype(np.int64)
-        item = np.concatenate([b.ins_item for b in blocks])
-        site = np.concatenate([b.ins_site for b in blocks])
+    def _instructions(self, st: LaunchState, cat, group: np.ndarray) -> pa.RecordBatch:
+        count = cat("count").view(np.int64)
+        item, site = cat("ins_item"), cat("ins_site")
         s = site.astype(np.intp)
+        if st.vector_sites:
+            count = count * st.site_lanes[s]
         cols = self._common(st, group, item, site)
-        cols.update(opclass=self._dict(st.site_opclass[s], st.opclasses),
-                    count=pa.array(count * st.site_lanes[s]))
+        cols.update(opclass=self._dict(st.site_opclass[s], st.opclasses), count=pa.array(count))
         return pa.RecordBatch.from_pydict(cols, schema=schema.INSTRUCTIONS)
 
     # -- end ---------------------------------------------------------------------

@@ -43,6 +43,7 @@ namespace tracekit
 
 static const uint32_t NO_BUFFER = 0xFFFFFFFFu;
 static const size_t FLUSH_BYTES = 4u << 20;
+static const size_t BATCH_ROWS = 1u << 18;
 static const uint64_t LOCAL_ALIGN = 16;
 
 struct AccessRec
@@ -52,6 +53,44 @@ struct AccessRec
   uint32_t buffer;
   uint16_t size;
   uint8_t kind;
+};
+
+// Columns of one or more consecutive recorded work-groups (see stream.h).
+struct GroupColumns
+{
+  std::vector<uint64_t> groups, naccs, ninss, off, cnt;
+  std::vector<uint32_t> aitem, site, buf, iitem, isite;
+  std::vector<uint16_t> size;
+  std::vector<uint8_t> kind;
+
+  size_t rows() const { return off.size() + cnt.size(); }
+
+  template <typename T> static void append(std::vector<T>& a, const std::vector<T>& b)
+  {
+    a.insert(a.end(), b.begin(), b.end());
+  }
+  void append(const GroupColumns& g)
+  {
+    append(groups, g.groups);
+    append(naccs, g.naccs);
+    append(ninss, g.ninss);
+    append(off, g.off);
+    append(cnt, g.cnt);
+    append(aitem, g.aitem);
+    append(site, g.site);
+    append(buf, g.buf);
+    append(iitem, g.iitem);
+    append(isite, g.isite);
+    append(size, g.size);
+    append(kind, g.kind);
+  }
+  // Empties every column but keeps the memory, so a thread reuses it group after group.
+  void clear()
+  {
+    groups.clear(); naccs.clear(); ninss.clear(); off.clear(); cnt.clear();
+    aitem.clear(); site.clear(); buf.clear(); iitem.clear(); isite.clear();
+    size.clear(); kind.clear();
+  }
 };
 
 // One work-item's share of a recorded work-group.
@@ -80,6 +119,7 @@ struct ThreadState
   const WorkItem* lastItem = nullptr;
   ItemState* lastState = nullptr;
   std::unordered_map<const Memory*, SpaceLayout> layouts;
+  GroupColumns cols;  // the finished group, before it joins the batch
 };
 static thread_local ThreadState tls;
 
@@ -171,7 +211,8 @@ private:
   uint64_t m_nextGroup = 0;
   uint64_t m_groupsRecorded = 0;
   uint64_t m_localBytes = 0;
-  std::map<uint64_t, std::vector<uint8_t>> m_pending;
+  std::map<uint64_t, GroupColumns> m_pending;
+  GroupColumns m_batch;
 
   ItemState* itemOf(const WorkItem* wi)
   {
@@ -187,7 +228,7 @@ private:
 
   void access(const Memory* m, const WorkItem* wi, size_t addr, size_t size, uint8_t op);
   void startThreadLaunch();
-  void emitGroupBlock(std::vector<uint8_t>& block);
+  void emitBatchLocked();
   void drainLocked(bool all);
   void flushLocked();
   std::string launchJson(const KernelInvocation* ki);
@@ -326,61 +367,95 @@ void Recorder::workGroupComplete(const WorkGroup* wg)
     nacc += it.acc.size();
     nins += it.touched.size();
   }
-  std::vector<uint64_t> off(nacc), cnt(nins);
-  std::vector<uint32_t> aitem(nacc), site(nacc), buf(nacc), iitem(nins), isite(nins);
-  std::vector<uint16_t> size(nacc);
-  std::vector<uint8_t> kind(nacc);
+  GroupColumns& g = tls.cols;
+  g.clear();
+  g.groups.push_back(tls.group);
+  g.naccs.push_back(nacc);
+  g.ninss.push_back(nins);
+  g.off.resize(nacc);
+  g.aitem.resize(nacc);
+  g.site.resize(nacc);
+  g.buf.resize(nacc);
+  g.size.resize(nacc);
+  g.kind.resize(nacc);
+  g.cnt.resize(nins);
+  g.iitem.resize(nins);
+  g.isite.resize(nins);
   size_t a = 0, n = 0;
   for (uint32_t i = 0; i < tls.items.size(); i++)
   {
     ItemState& it = tls.items[i];
     for (const AccessRec& r : it.acc)
     {
-      off[a] = r.offset;
-      aitem[a] = i;
-      site[a] = r.site;
-      buf[a] = r.buffer;
-      size[a] = r.size;
-      kind[a++] = r.kind;
+      g.off[a] = r.offset;
+      g.aitem[a] = i;
+      g.site[a] = r.site;
+      g.buf[a] = r.buffer;
+      g.size[a] = r.size;
+      g.kind[a++] = r.kind;
     }
     it.acc.clear();
-    std::sort(it.touched.begin(), it.touched.end());
+    if (!std::is_sorted(it.touched.begin(), it.touched.end()))
+      std::sort(it.touched.begin(), it.touched.end());
     for (uint32_t s : it.touched)
     {
-      cnt[n] = it.counts[s];
-      iitem[n] = i;
-      isite[n++] = s;
+      g.cnt[n] = it.counts[s];
+      g.iitem[n] = i;
+      g.isite[n++] = s;
       it.counts[s] = 0;
     }
     it.touched.clear();
   }
-  ByteSink block;
-  block.put<uint64_t>(tls.group);
-  block.put<uint64_t>(nacc);
-  block.put<uint64_t>(nins);
-  putColumn(block, off);
-  putColumn(block, aitem);
-  putColumn(block, site);
-  putColumn(block, buf);
-  putColumn(block, size);
-  putColumn(block, kind);
-  putColumn(block, cnt);
-  putColumn(block, iitem);
-  putColumn(block, isite);
-
   std::lock_guard<std::mutex> lock(m_mutex);
-  m_pending[tls.group] = std::move(block.bytes);
+  if (tls.group == m_nextGroup && m_pending.empty())
+  {
+    // the common case: the group everyone waits for goes straight into the batch
+    m_batch.append(g);
+    m_groupsRecorded++;
+    m_nextGroup = m_sampler.next(tls.group + 1);
+    if (m_batch.rows() >= BATCH_ROWS)
+      emitBatchLocked();
+  }
+  else
+    m_pending[tls.group] = g;
   drainLocked(false);
 }
 
-void Recorder::emitGroupBlock(std::vector<uint8_t>& block)
+// Serialises the batch of consecutive groups as one GROUPS record.
+void Recorder::emitBatchLocked()
 {
-  m_out.record(REC_GROUP, m_launch, block.data(), block.size());
-  m_groupsRecorded++;
+  if (m_batch.groups.empty())
+    return;
+  const GroupColumns& b = m_batch;
+  size_t ng = b.groups.size(), na = b.off.size(), ni = b.cnt.size();
+  size_t bytes = 24 + 3 * 8 * ng + pad8(8 * na) + 3 * pad8(4 * na) + pad8(2 * na) + pad8(na) +
+                 pad8(8 * ni) + 2 * pad8(4 * ni);
+  RecordHeader h{REC_GROUPS, m_launch, (uint64_t)bytes};
+  m_out.raw(&h, sizeof(h));
+  size_t start = m_out.bytes.size();
+  m_out.put<uint64_t>(ng);
+  m_out.put<uint64_t>(na);
+  m_out.put<uint64_t>(ni);
+  putColumn(m_out, b.groups);
+  putColumn(m_out, b.naccs);
+  putColumn(m_out, b.ninss);
+  putColumn(m_out, b.off);
+  putColumn(m_out, b.aitem);
+  putColumn(m_out, b.site);
+  putColumn(m_out, b.buf);
+  putColumn(m_out, b.size);
+  putColumn(m_out, b.kind);
+  putColumn(m_out, b.cnt);
+  putColumn(m_out, b.iitem);
+  putColumn(m_out, b.isite);
+  if (m_out.bytes.size() - start != bytes)
+    fprintf(stderr, "tracekit: internal error: group record size mismatch\n");
+  m_batch.clear();
 }
 
-// Writes pending groups in increasing index: only the next expected one unless
-// ``all`` (end of a launch, when a group may have been lost to a fatal error).
+// Moves pending groups, in increasing index, into the batch: only the next
+// expected one unless ``all`` (end of a launch, when a group may have been
+// lost to a fatal error).  Big batches are serialised and written out.
 void Recorder::drainLocked(bool all)
 {
   while (!m_pending.empty())
@@ -388,10 +463,15 @@ void Recorder::drainLocked(bool all)
     auto it = m_pending.begin();
     if (!all && it->first != m_nextGroup)
       break;
-    emitGroupBlock(it->second);
+    m_batch.append(it->second);
+    m_groupsRecorded++;
     m_nextGroup = m_sampler.next(it->first + 1);
     m_pending.erase(it);
+    if (m_batch.rows() >= BATCH_ROWS)
+      emitBatchLocked();
   }
+  if (all)
+    emitBatchLocked();
   if (m_out.bytes.size() >= FLUSH_BYTES)
     flushLocked();
 }

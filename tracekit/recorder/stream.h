@@ -20,17 +20,19 @@ static const char STREAM_MAGIC[9] = "TKTRACE1";
 enum RecordType : uint32_t
 {
   REC_LAUNCH_BEGIN = 1,  // JSON: kernel, sizes, arguments, sites
-  REC_GROUP = 2,         // one recorded work-group: accesses and instruction counts
+  REC_GROUPS = 2,        // consecutive recorded work-groups: accesses and instruction counts
   REC_LAUNCH_END = 3,    // JSON: work-groups recorded, local memory size
   REC_ALLOC = 4,         // u64 buffer, u64 size, u64 flags (global memory)
   REC_FREE = 5,          // u64 buffer
   REC_LOG = 6,           // u32 message type, u32 zero, text
 };
 
-// GROUP payload: u64 group, u64 n_acc, u64 n_ins, then columns, each padded to 8:
+// GROUPS payload: u64 n_groups, u64 n_acc, u64 n_ins, then columns, each padded to 8:
+//   group u64[n_groups], accesses per group u64[n_groups], counts per group u64[n_groups],
 //   offset u64[n_acc], item u32[n_acc], site u32[n_acc], buffer u32[n_acc],
 //   size u16[n_acc], kind u8[n_acc] (space | op << 2),
 //   count u64[n_ins], item u32[n_ins], site u32[n_ins].
+// Rows are in canonical order: by group, then item, then the item's own order.
 enum Space : uint8_t
 {
   SPACE_PRIVATE = 0,

@@ -1,13 +1,17 @@
 """Reading the plugin's binary stream (layout in ``stream.h``) into typed records.
 
-Per-access data arrives in GROUP records as fixed-width little-endian columns;
+Per-access data arrives in GROUPS records as fixed-width little-endian columns;
 they are wrapped with :func:`numpy.frombuffer`, never parsed row by row.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import queue
 import struct
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -18,9 +22,10 @@ from ..errors import RecordError
 
 MAGIC = b"TKTRACE1"
 _HEADER = struct.Struct("<IiQ")
-LAUNCH_BEGIN, GROUP, LAUNCH_END, ALLOC, FREE, LOG = 1, 2, 3, 4, 5, 6
+LAUNCH_BEGIN, GROUPS, LAUNCH_END, ALLOC, FREE, LOG = 1, 2, 3, 4, 5, 6
 #: Sentinel the plugin writes for "no site" / "no buffer".
 NONE32 = 0xFFFFFFFF
+_F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 
 @dataclass
@@ -32,9 +37,11 @@ class Record:
 
 @dataclass
 class GroupBlock:
-    """One recorded work-group: access columns and instruction-count columns."""
+    """Consecutive recorded work-groups: access columns and instruction-count columns."""
 
-    group: int
+    groups: np.ndarray  # uint64, one per group
+    naccs: np.ndarray   # accesses of each group
+    ninss: np.ndarray   # instruction-count rows of each group
     offset: np.ndarray  # uint64
     item: np.ndarray    # uint32
     site: np.ndarray    # uint32
@@ -68,8 +75,8 @@ def read_records(f: BinaryIO) -> Iterator[Record]:
         yield Record(rtype, launch, payload[:n])
 
 
-def parse_group(payload: bytes) -> GroupBlock:
-    group, nacc, nins = struct.unpack_from("<QQQ", payload, 0)
+def parse_groups(payload: bytes) -> GroupBlock:
+    ngroups, nacc, nins = struct.unpack_from("<QQQ", payload, 0)
     pos = 24
 
     def col(dtype: str, n: int) -> np.ndarray:
@@ -78,10 +85,11 @@ def parse_group(payload: bytes) -> GroupBlock:
         pos += _pad8(a.nbytes)
         return a
 
+    groups, naccs, ninss = col("<u8", ngroups), col("<u8", ngroups), col("<u8", ngroups)
     offset, item, site, buf = col("<u8", nacc), col("<u4", nacc), col("<u4", nacc), col("<u4", nacc)
     size, kind = col("<u2", nacc), col("u1", nacc)
     count, ins_item, ins_site = col("<u8", nins), col("<u4", nins), col("<u4", nins)
-    return GroupBlock(group, offset, item, site, buf, size, kind, count, ins_item, ins_site)
+    return GroupBlock(groups, naccs, ninss, offset, item, site, buf, size, kind, count, ins_item, ins_site)
 
 
 def parse_json(payload: bytes) -> dict:
@@ -100,3 +108,65 @@ def parse_log(payload: bytes) -> tuple[str, str]:
     kind = struct.unpack_from("<I", payload, 0)[0]
     level = {0: "debug", 1: "info", 2: "warning", 3: "error"}.get(kind, "error")
     return level, payload[8:].decode("utf-8", errors="replace")
+
+
+class DrainedPipe:
+    """A file-like reader over a pipe that a background thread keeps emptying.
+
+    The plugin must never wait for the converter: while a chunk of groups is
+    being converted, the thread goes on reading the pipe into memory (up to
+    ``max_chunks`` reads of up to 4 MiB), so Oclgrind keeps running.
+    """
+
+    def __init__(self, fd: int, max_chunks: int = 64):
+        try:
+            fcntl.fcntl(fd, _F_SETPIPE_SZ, 1 << 20)
+        except OSError:
+            pass  # larger pipe buffers are an optimisation only
+        self._fd = fd
+        self._q: queue.Queue[bytes] = queue.Queue(maxsize=max_chunks)
+        self._buf = bytearray()
+        self._eof = False
+        self._stop = False
+        self._thread = threading.Thread(target=self._pump, daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        """Read until EOF; the thread owns the descriptor and closes it at the end."""
+        try:
+            while True:
+                try:
+                    chunk = os.read(self._fd, 4 << 20)
+                except OSError:
+                    chunk = b""
+                while not self._stop:
+                    try:
+                        self._q.put(chunk, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if not chunk:
+                    break
+        finally:
+            os.close(self._fd)
+
+    def read(self, n: int) -> bytes:
+        while len(self._buf) < n and not self._eof:
+            chunk = self._q.get()
+            if not chunk:
+                self._eof = True
+            else:
+                self._buf += chunk
+        out = bytes(self._buf[:n])
+        del self._buf[:n]
+        return out
+
+    def close(self) -> None:
+        """Stop handing data over; the thread ends at EOF (once the writer is gone)."""
+        self._stop = True
+
+    def __enter__(self) -> DrainedPipe:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
