@@ -143,9 +143,11 @@ def make_plan(src: str | os.PathLike, *, mapping: dict[str, str] | str | None = 
         plan.global_size = parse_dims(global_size, what="--global")
         plan.local_size = parse_dims(local_size, what="--local")
     side = Path(launches_file) if launches_file else sidecar_path(path)
-    if launches_file or (side.exists() and plan.global_size is None):
+    if launches_file or side.exists():
+        # Command-line sizes, when given, still win over the file's launches (see Converter.launches).
         plan.launches, plan.sites = load_sidecar(side)
-        plan.notes.append(f"launch facts from {side}")
+        plan.notes.append(f"launch facts from {side}" if plan.global_size is None
+                          else f"sites from {side}; launch sizes from the command line")
     elif source.embedded:
         plan.launches = source.embedded.get("launches")
         plan.sites = source.embedded.get("sites")
