@@ -126,7 +126,7 @@ def site_frame(res, sites: pd.DataFrame | None) -> pd.DataFrame:
         return pd.DataFrame()
     out = frames[0]
     for f in frames[1:]:
-        out = out.join(f, how="outer", rsuffix="_memory")
+        out = out.join(f, how="outer")
     out = out.reset_index().rename(columns={"index": "site"})
     if sites is not None and not sites.empty:
         s = sites[sites["kernel"] == res.kernel][["site", "file", "line", "column", "opcode"]]
