@@ -51,6 +51,8 @@ CASES = {
                                                        "global, local, constant, private, image"]),
     "unknown op": (_bad_row("op", "prefetch"), ["row 3", "column 'op'", "unknown op", "load, store, atomic"]),
     "item outside local size": (_bad_row("item", "2"), ["row 3", "column 'item'", "item 2 is outside"]),
+    "row with a missing field": (GOOD + "k,1,1,0,global,load,4\n",
+                                 ["row 4", "has 7 fields, expected 8", "(file line 5)"]),
     "duplicate columns": (HEADER.replace("site", "address") + "k,0,0,0,global,load,0,4\n",
                           ["duplicate column name", "column 'address'"]),
 }

@@ -53,19 +53,42 @@ class Source:
         return pa.input_stream(str(self.path), compression=self.compression)
 
     def _csv_batches(self, columns: list[str]) -> Iterator[pa.RecordBatch]:
+        invalid: list = []
+
+        def on_invalid(row) -> str:
+            invalid.append(row)
+            return "error"
+
         try:
             reader = pacsv.open_csv(
                 self._stream(),
                 read_options=pacsv.ReadOptions(column_names=self.columns, skip_rows=1,
                                                block_size=BLOCK_BYTES),
-                parse_options=pacsv.ParseOptions(delimiter=self.delimiter),
+                parse_options=pacsv.ParseOptions(delimiter=self.delimiter, invalid_row_handler=on_invalid),
                 convert_options=pacsv.ConvertOptions(
                     include_columns=columns, column_types={c: pa.string() for c in columns},
                     strings_can_be_null=False, quoted_strings_can_be_null=False))
             yield from reader
         except (pa.ArrowInvalid, OSError, EOFError) as exc:
+            if invalid:
+                self._ragged(invalid[0])
             raise TraceFormatError(f"cannot be read as {'gzip-compressed ' if self.compression else ''}"
                                    f"CSV: {_first_line(exc)}", path=str(self.path)) from None
+
+
+    def _ragged(self, row) -> None:
+        """Locate a row with the wrong number of fields (only on this error path: a Python scan)."""
+        line_no = None
+        opener = gzip.open if self.compression else open
+        with opener(self.path, "rt", encoding="utf-8-sig", errors="replace", newline="") as fh:
+            for n, line in enumerate(fh, start=1):
+                if line.rstrip("\r\n") == row.text:
+                    line_no = n
+                    break
+        where = dict(row=line_no - 1) if line_no else {}
+        extra = f" (file line {line_no})" if line_no else ""
+        raise TraceFormatError(f"has {row.actual_columns} fields, expected {row.expected_columns} like the "
+                               f"header{extra}: {row.text[:120]!r}", path=str(self.path), **where) from None
 
 
 def _first_line(exc: Exception) -> str:
