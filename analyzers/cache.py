@@ -57,17 +57,35 @@ def _find(tag, base, ways, line):
 
 
 @njit(cache=True, inline="always")
-def _find_or_victim(tag, stamp, base, ways, line):
-    # one pass: the way holding ``line`` (>= 0), else -1 - (least recently used way)
+def _scan(tag, stamp, base, line, n):
     best = 0
     best_s = stamp[base]
-    for w in range(ways):
+    for w in range(n):
         if tag[base + w] == line:
             return w
         if stamp[base + w] < best_s:
             best = w
             best_s = stamp[base + w]
     return -1 - best
+
+
+@njit(cache=True, inline="always")
+def _find_or_victim(tag, stamp, base, ways, line):
+    """One pass: the way holding ``line`` (>= 0), else -1 - (least recently used way).
+
+    Common associativities get a loop of constant length, which the compiler unrolls.
+    """
+    if ways == 4:
+        return _scan(tag, stamp, base, line, 4)
+    if ways == 8:
+        return _scan(tag, stamp, base, line, 8)
+    if ways == 16:
+        return _scan(tag, stamp, base, line, 16)
+    if ways == 2:
+        return _scan(tag, stamp, base, line, 2)
+    if ways == 32:
+        return _scan(tag, stamp, base, line, 32)
+    return _scan(tag, stamp, base, line, ways)
 
 
 @njit(cache=True, inline="always")
@@ -234,6 +252,7 @@ def _run(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, cus, ops, add
     last_u = np.int64(-1)
     last_cu = np.int64(-1)
     last_op = np.int64(-1)
+    clk = clock[0]
     for i in range(addrs.shape[0]):
         a = addrs[i]
         ln = lens[i if nl else 0]
@@ -245,7 +264,9 @@ def _run(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, cus, ops, add
             stack[0, 1] = 0
             stack[0, 2] = a
             stack[0, 3] = ln
+            clock[0] = clk
             _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, 1, cu, touch_lru, True)
+            clk = clock[0]
             continue
         if a >> ub0 == last_u and cu == last_cu and op == last_op:
             stats[0, _LH] += 1  # the unit just loaded is still present and already most recent
@@ -266,15 +287,15 @@ def _run(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, cus, ops, add
             inst = cu if cfg[lvl, _PERCU] != 0 else 0
             base = cfg[lvl, _OFF] + (inst * sets + _set_of(line, sets, cfg[lvl, _SMASK])) * ways
             w = _find_or_victim(tag, stamp, base, ways, line)
-            clock[0] += 1
-            if w >= 0 and (valid[base + w] & bit) != 0:
+            clk += 1
+            if w >= 0 and (sbits == 0 or (valid[base + w] & bit) != 0):
                 stats[lvl, _LH] += 1
-                stamp[base + w] = clock[0]
+                stamp[base + w] = clk
                 break
             stats[lvl, _LM] += 1
             if w >= 0:
                 valid[base + w] |= bit
-                stamp[base + w] = clock[0]
+                stamp[base + w] = clk
             else:
                 v = base - 1 - w
                 if valid[v] != 0 and dirty[v] != 0 and cfg[lvl, _WB] != 0:
@@ -286,12 +307,14 @@ def _run(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, cus, ops, add
                 tag[v] = line
                 valid[v] = bit
                 dirty[v] = 0
-                stamp[v] = clock[0]
+                stamp[v] = clk
             a = u << ub
             ln = np.int64(1) << ub
             lvl += 1
         if lvl == nlev:
             dram[LOAD] += ln
+        if npend:
+            clock[0] = clk
         for k in range(npend - 1, -1, -1):
             lv = pend_lvl[k]
             sbits = cfg[lv, _SBITS]
@@ -305,6 +328,8 @@ def _run(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, cus, ops, add
                     stack[sp, 3] = np.int64(1) << ub
                     sp += 1
             _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, sp, cu, touch_lru, True)
+            clk = clock[0]
+    clock[0] = clk
 
 
 @njit(cache=True)
