@@ -85,6 +85,12 @@ def launch_memory(replay, target, scale: float = 1.0) -> LaunchMemory:
         load_requests=float(loads["requests"].sum()) * scale if len(loads) else 0.0,
         load_transactions=float(loads["transactions"].sum()) * scale if len(loads) else 0.0,
         local_cycles=float(doc["local_memory"]["cycles"]) * scale)
+    degrees = getattr(replay, "conflict_degrees", None)
+    if degrees is not None and len(degrees):
+        hist = degrees.groupby("conflict_degree")["requests"].sum().sort_index()
+        doc["local_memory"]["conflict_degree_histogram"] = {str(int(k)): int(v) for k, v in hist.items()}
+    else:
+        doc["local_memory"]["conflict_degree_histogram"] = {}
     return LaunchMemory(doc["memory"], doc["local_memory"], sites, traffic,
                         frozenset(int(s) for s in loads["site"]) if len(loads) else frozenset())
 

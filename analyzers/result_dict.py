@@ -128,6 +128,10 @@ def site_frame(res, sites: pd.DataFrame | None) -> pd.DataFrame:
     for f in frames[1:]:
         out = out.join(f, how="outer")
     out = out.reset_index().rename(columns={"index": "site"})
+    counts = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved", "waves_issued"]
+    for col in counts:
+        if col in out.columns:
+            out[col] = out[col].round().astype("Int64")
     if sites is not None and not sites.empty:
         s = sites[sites["kernel"] == res.kernel][["site", "file", "line", "column", "opcode"]]
         out = out.merge(s, on="site", how="left")
