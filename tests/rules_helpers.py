@@ -144,8 +144,12 @@ def get_target(vendor: str):
     raise LookupError(f"no shipped target for vendor {vendor}")
 
 
-def context_for(k: KernelBuilder, vendor: str, result=None):
-    return build_context(k.trace(), get_target(vendor), result)
+def context_for(k: KernelBuilder, vendor: str, *, replay: bool = True):
+    """The rule context of the builder's launch on the vendor's target, with the real analysis
+    result (``replay=False``: the rules' own fallback model only)."""
+    from analyzers.analyze import analyze
+    trace, target = k.trace(), get_target(vendor)
+    return build_context(trace, target, analyze(trace, target) if replay else None)
 
 
 def fired(k: KernelBuilder, vendor: str, rule_id: str):

@@ -124,3 +124,14 @@ def test_vendor_rules_stay_on_their_vendor():
 def test_unknown_rule_id_is_an_error():
     with pytest.raises(KeyError):
         run_rules(context_for(_messy(), "powervr"), only=["NO-SUCH-RULE"])
+
+
+def test_fallback_model_agrees_with_the_replay_on_what_fires():
+    """Without an analysis result the rules run on their own simple model; on a plain kernel the
+    same rules fire and the per-site transaction counts match the replay's."""
+    ctx_fb, ctx_rp = context_for(_messy(), "powervr", replay=False), context_for(_messy(), "powervr")
+    assert ctx_fb.result is None and ctx_rp.result is not None
+    assert {f.rule_id for f in run_rules(ctx_fb)} == {f.rule_id for f in run_rules(ctx_rp)}
+    fb = ctx_fb.sites.set_index("site")["transactions"]
+    rp = ctx_rp.sites.set_index("site")["transactions"]
+    assert fb.loc[1] == rp.loc[1] == 960

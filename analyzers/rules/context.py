@@ -113,7 +113,7 @@ class RuleContext:
 
     def site_memory_s(self, site: int) -> float:
         """The share of the memory time a site carries (by bytes moved)."""
-        total = self.sites["bytes_moved"].sum()
+        total = self.sites.loc[self.sites["space"] != "local", "bytes_moved"].sum()
         if not total:
             return 0.0
         row = self.sites.loc[self.sites["site"] == site, "bytes_moved"]
@@ -183,7 +183,8 @@ def build_context(trace, target, result=None, launch: int | None = None) -> Rule
     sites_tab = sites_tab[sites_tab["kernel"] == lf.kernel]
     lines = {int(r.site): (r.file or "?", int(r.line) if r.line == r.line and r.line is not None else 0)
              for r in sites_tab.itertuples()}
-    metrics = {"footprint_bytes": facts_access.footprint_bytes(acc) if len(acc) else 0,
+    tx = int(target.transaction_bytes)
+    metrics = {"footprint_bytes": facts_access.footprint_bytes(acc, tx) if len(acc) else 0,
                "staged_local_store_fraction": facts_access.staging(acc) if len(acc) else 0.0}
     metrics.update(facts_access.local_reuse(acc) if len(acc) else {})
     executions = ops["executions"].sum() if len(ops) else 0

@@ -180,10 +180,11 @@ def staging(acc: pd.DataFrame) -> float:
     return float(staged.sum() / st.sum())
 
 
-def footprint_bytes(acc: pd.DataFrame) -> int:
-    """Distinct bytes of global/constant/image memory the launch touched (by access start)."""
-    g = acc[acc["space"].isin(["global", "constant", "image"])]
-    return int(g.drop_duplicates(["address"])["size"].sum())
+def footprint_bytes(acc: pd.DataFrame, tx_bytes: int) -> int:
+    """Bytes of the distinct transactions (``tx_bytes`` segments) the launch's memory accesses touch:
+    the least any cache could fetch from DRAM for this access stream."""
+    g = acc[acc["space"].isin(["global", "constant", "image", "private"])]
+    return int(pd.unique(g["address"].to_numpy() // tx_bytes).size * tx_bytes)
 
 
 def fallback_dram_bytes(acc: pd.DataFrame, target) -> int | None:
