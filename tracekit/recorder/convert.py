@@ -106,8 +106,9 @@ class Converter:
     def _begin(self, launch: int, info: dict) -> None:
         sites = info["sites"]
         kernel = self._kernel_name(info["kernel"], sites)
-        names = sorted(set(sites["opclass"]))
+        names = sorted({c for c in sites["opclass"] if c})  # "" marks uncounted sites
         lookup = {n: i for i, n in enumerate(names)}
+        lookup[""] = 0
         arg_of: dict[int, tuple[int, str]] = {}
         for a in info["args"]:
             if "buffer" in a and a["buffer"] in self.layout.live:

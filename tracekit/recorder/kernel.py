@@ -94,7 +94,11 @@ def record_kernel(kernel_file: str | os.PathLike, kernel: str, *, global_size: s
     host = toolchain.host_path()
     source_text = src.read_text(errors="replace")
     with tempfile.TemporaryDirectory(prefix="tracekit-launch-") as tmp:
-        desc = write_description(Path(tmp), src.resolve(), kernel, options, gsize, lsize, values)
+        try:
+            desc = write_description(Path(tmp), src.resolve(), kernel, options, gsize, lsize, values)
+        except OSError as exc:
+            raise RecordError(f"cannot write the launch's initial data to {tmp} ({exc.strerror}); "
+                              "nothing was recorded") from None
         return run_recording([str(host), str(desc)], out, sample=sample, alignment=alignment,
                              heap_base=heap_base, file_alias={"input.cl": str(src)},
                              source_text=source_text, echo=False,

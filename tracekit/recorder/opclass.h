@@ -125,7 +125,8 @@ inline std::string classifyCall(const llvm::CallInst* call, unsigned& lanes)
 }
 
 // Opclass of one instruction; ``lanes`` is set to the number of vector lanes
-// (each execution counts once per lane).
+// (each execution counts once per lane).  Empty for instructions that are not
+// counted at all (phi nodes).
 inline std::string classify(const llvm::Instruction* inst, unsigned& lanes)
 {
   using llvm::Instruction;
@@ -195,6 +196,9 @@ inline std::string classify(const llvm::Instruction* inst, unsigned& lanes)
     return "atomic";
   case Instruction::Fence:
     return "barrier";
+  case Instruction::PHI:
+    lanes = 1;
+    return "";  // SSA bookkeeping, no machine instruction: not counted
   case Instruction::GetElementPtr:
     lanes = 1;
     return "int_add";  // address arithmetic
@@ -202,7 +206,7 @@ inline std::string classify(const llvm::Instruction* inst, unsigned& lanes)
     return classifyCall(llvm::cast<llvm::CallInst>(inst), lanes);
   default:
     lanes = 1;
-    return "other";  // phi, alloca, bitcast, vector element moves
+    return "other";  // alloca, bitcast, vector element moves
   }
 }
 

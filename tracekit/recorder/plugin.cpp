@@ -163,7 +163,7 @@ public:
     if (!tls.recording)
       return;
     uint32_t s = m_sites.find(inst);
-    if (s == SiteMap::NONE)
+    if (s == SiteMap::NONE || !m_siteCounted[s])
       return;
     ItemState* st = itemOf(wi);
     if (st->counts[s]++ == 0)
@@ -203,6 +203,7 @@ private:
   Sampler m_sampler;
   SiteMap m_sites;
   std::vector<uint8_t> m_siteSpace;
+  std::vector<uint8_t> m_siteCounted;
   int32_t m_launch = -1;
   bool m_active = false;
   Size3 m_local;
@@ -571,8 +572,14 @@ void Recorder::kernelBegin(const KernelInvocation* ki)
   const llvm::Function* fn = ki->getKernel()->getFunction();
   m_sites.build(fn->getParent());
   m_siteSpace.assign(m_sites.size(), 0);
+  m_siteCounted.assign(m_sites.size(), 1);
   for (size_t s = 0; s < m_sites.size(); s++)
-    m_siteSpace[s] = (uint8_t)pointerSpace(m_sites.instructions()[s]);
+  {
+    const llvm::Instruction* inst = m_sites.instructions()[s];
+    unsigned lanes;
+    m_siteSpace[s] = (uint8_t)pointerSpace(inst);
+    m_siteCounted[s] = !classify(inst, lanes).empty();
+  }
   m_local = ki->getLocalSize();
   m_itemsPerGroup = m_local.x * m_local.y * m_local.z;
   m_groups = ki->getNumGroups();

@@ -1,0 +1,106 @@
+"""Re-record every sample trace from the kernels in sample_traces/kernels/.
+
+Run with ``make samples`` (or ``.venv/bin/python sample_traces/record_all.py
+[NAME ...]``).  Sizes are kept small so all traces together stay under 20 MB;
+the script checks that budget and fails if it is exceeded.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from tracekit.recorder import record_kernel  # noqa: E402
+
+BUDGET_BYTES = 20 * 1024 * 1024
+
+
+@dataclass
+class Sample:
+    name: str
+    file: str
+    kernel: str
+    global_size: str
+    local_size: str
+    args: list[str]
+    options: str = ""
+    notes: str = ""
+    sample: str = "all"
+    extra: dict = field(default_factory=dict)
+
+
+N = 4096
+SAMPLES = [
+    Sample("vector_add", "vector_add.cl", "vector_add", f"{N}", "64",
+           [f"float[{N}]=rand:1", f"float[{N}]=range", f"float[{N}]", f"int:{N}"]),
+    Sample("strided_copy", "strided_copy.cl", "strided_copy", f"{N}", "64",
+           [f"float[{N * 16}]=range", f"float[{N}]", "int:16"]),
+    Sample("transpose_naive", "transpose.cl", "transpose_naive", "64,64", "16,16",
+           ["float[4096]=range", "float[4096]", "int:64", "int:64"]),
+    Sample("transpose_local", "transpose.cl", "transpose_local", "64,64", "16,16",
+           ["float[4096]=range", "float[4096]", "int:64", "int:64"]),
+    Sample("transpose_local_padded", "transpose.cl", "transpose_local_padded", "64,64", "16,16",
+           ["float[4096]=range", "float[4096]", "int:64", "int:64"]),
+    Sample("reduction", "reduction.cl", "reduce_sum", f"{N}", "128",
+           [f"float[{N}]=rand:2", f"float[{N // 128}]", "local:float[128]"]),
+    Sample("divergent_branch", "divergent_branch.cl", "divergent_branch", f"{N}", "64",
+           [f"float[{N}]=rand:3", f"float[{N}]"]),
+    Sample("int_division", "int_division.cl", "int_division", f"{N}", "64",
+           [f"int[{N}]=rand:4:0:1000000", f"int[{N}]=rand:5:1:1000", f"int[{N}]"]),
+    Sample("math_precise", "float_math.cl", "math_precise", f"{N}", "64",
+           [f"float[{N}]=rand:6:0:4", f"float[{N}]"]),
+    Sample("math_native", "float_math.cl", "math_native", f"{N}", "64",
+           [f"float[{N}]=rand:6:0:4", f"float[{N}]"]),
+    Sample("matmul_naive", "matmul.cl", "matmul_naive", "64,64", "16,16",
+           ["float[4096]=rand:8", "float[4096]=rand:9", "float[4096]", "int:64"]),
+    Sample("matmul_tiled", "matmul.cl", "matmul_tiled", "64,64", "16,16",
+           ["float[4096]=rand:8", "float[4096]=rand:9", "float[4096]", "int:64"]),
+    Sample("too_small_grid", "too_small_grid.cl", "saxpy", "64", "64",
+           ["float:2.0", "float[64]=rand:10", "float[64]=rand:11"]),
+    Sample("box_filter_8x8", "box_filter.cl", "box_filter_8x8", "64,64", "8,8",
+           ["float[4096]=rand:12", "float[4096]", "int:64", "int:64"]),
+    Sample("fma_chain", "fma_chain.cl", "fma_chain", f"{N}", "64",
+           [f"float[{N}]=rand:13", f"float[{N}]"], options="-DCHAIN=128"),
+    Sample("pointer_chase", "pointer_chase.cl", "pointer_chase", "64", "32",
+           ["int[1048576]=rand:14:0:1048576", "int[64]", "int:256"]),
+    Sample("one_lane_branch", "lane_branch.cl", "one_lane_branch", f"{N}", "64",
+           [f"float[{N}]=rand:15", f"float[{N}]"], options="-DWORK=64"),
+    Sample("all_lanes_branch", "lane_branch.cl", "all_lanes_branch", f"{N}", "64",
+           [f"float[{N}]=rand:15", f"float[{N}]"], options="-DWORK=64"),
+]
+
+
+def du(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def main(names: list[str]) -> int:
+    chosen = [s for s in SAMPLES if not names or s.name in names]
+    unknown = set(names) - {s.name for s in SAMPLES}
+    if unknown:
+        print(f"unknown sample(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    for s in chosen:
+        t0 = time.perf_counter()
+        out = HERE / f"{s.name}.tkt"
+        r = record_kernel(HERE / "kernels" / s.file, s.kernel, global_size=s.global_size,
+                          local_size=s.local_size, args=s.args, out=out, build_options=s.options,
+                          sample=s.sample)
+        status = ",".join(sorted({st for _, st in r.launches}))
+        print(f"{s.name:24s} {r.accesses:>9,} accesses {du(out):>10,} bytes "
+              f"{time.perf_counter() - t0:5.1f} s  {status}")
+    total = sum(du(p) for p in HERE.glob("*.tkt"))
+    print(f"total {total:,} bytes (budget {BUDGET_BYTES:,})")
+    if total > BUDGET_BYTES:
+        print("sample traces exceed the 20 MB budget", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,166 @@
+"""The recorder against real Oclgrind runs: addresses, items, groups, sites and
+instruction counts checked against what each kernel's index math implies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tracekit.recorder import record_kernel, toolchain
+from tracekit.trace import open_trace
+
+KERNELS = Path(__file__).resolve().parent.parent / "sample_traces" / "kernels"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built():
+    """Compile plugin and host once (a no-op when the cache is warm)."""
+    toolchain.plugin_path()
+    toolchain.host_path()
+
+
+def kernel_file(tmp_path: Path, source: str, name: str = "k.cl") -> Path:
+    p = tmp_path / name
+    p.write_text(source)
+    return p
+
+
+def test_vector_add_addresses_follow_index_math(tmp_path):
+    n, local = 256, 64
+    out = tmp_path / "va.tkt"
+    r = record_kernel(KERNELS / "vector_add.cl", "vector_add", global_size=str(n), local_size=str(local),
+                      args=[f"float[{n}]=rand", f"float[{n}]=range", f"float[{n}]", f"int:{n}"], out=out)
+    assert r.launches == [("vector_add", "ok")] and r.accesses == 3 * n
+    t = open_trace(out)
+    a = t.accesses.to_pandas()
+    meta = t.launch_metadata(0)
+    bufs = meta["layout"]["global_buffers"]
+    base = {b["arg"]: b["base"] for b in bufs}
+    # allocation order, page-aligned, non-overlapping
+    assert [b["arg"] for b in bufs] == [0, 1, 2]
+    assert all(b["base"] % 4096 == 0 for b in bufs)
+    assert base[0] + 4 * n <= base[1] and base[1] + 4 * n <= base[2]
+    gid = a["group"].to_numpy() * local + a["item"].to_numpy()
+    arg = a["buffer"].to_numpy()
+    assert (a["address"].to_numpy() == np.array([base[b] for b in arg]) + 4 * gid).all()
+    # per item: load a (seq 0), load b (seq 1), store c (seq 2)
+    assert (a["seq"].to_numpy() == np.tile([0, 1, 2], n)).all()
+    assert list(a["op"][:3]) == ["load", "load", "store"] and list(arg[:3]) == [0, 1, 2]
+    assert set(a["space"]) == {"global"} and set(a["size"]) == {4}
+    assert a["group"].max() == n // local - 1 and a["item"].max() == local - 1
+    # every access's site points at the line with the addition, in our file
+    sites = t.sites.to_pandas().set_index("site")
+    lines = sites.loc[a["site"].unique(), "line"]
+    src = (KERNELS / "vector_add.cl").read_text().splitlines()
+    assert {src[ln - 1].strip() for ln in lines} == {"c[i] = a[i] + b[i];"}
+    assert set(sites["file"].dropna()) == {str(KERNELS / "vector_add.cl")}
+    assert meta["sampling"]["groups_recorded"] == meta["sampling"]["total_groups"] == n // local
+
+
+def test_two_dimensional_groups_and_local_offsets(tmp_path):
+    w = 32
+    for kernel, row in (("transpose_local", 16), ("transpose_local_padded", 17)):
+        out = tmp_path / f"{kernel}.tkt"
+        record_kernel(KERNELS / "transpose.cl", kernel, global_size=f"{w},{w}", local_size="16,16",
+                      args=[f"float[{w * w}]=range", f"float[{w * w}]", f"int:{w}", f"int:{w}"], out=out)
+        t = open_trace(out)
+        a = t.accesses.to_pandas()
+        lx, ly = a["item"] % 16, a["item"] // 16
+        gx, gy = a["group"] % 2, a["group"] // 2
+        assert a["group"].max() == 3
+        glob_load = a[(a.space == "global") & (a.op == "load")]
+        base_in = t.launch_metadata(0)["layout"]["global_buffers"][0]["base"]
+        idx = ((gy * 16 + ly) * w + gx * 16 + lx)[glob_load.index]
+        assert (glob_load["address"] == base_in + 4 * idx).all()
+        st = a[(a.space == "local") & (a.op == "store")]
+        ld = a[(a.space == "local") & (a.op == "load")]
+        assert (st["address"] == 4 * (ly * row + lx)[st.index]).all()
+        assert (ld["address"] == 4 * (lx * row + ly)[ld.index]).all()
+        assert t.launches["local_mem_bytes"][0].as_py() >= 4 * 16 * row
+
+
+def test_instruction_classes_and_counts(tmp_path):
+    out = tmp_path / "fma.tkt"
+    record_kernel(KERNELS / "fma_chain.cl", "fma_chain", global_size="64", local_size="32",
+                  args=["float[64]=rand", "float[64]"], build_options="-DCHAIN=64", out=out)
+    ins = open_trace(out).instructions.to_pandas()
+    per_item = ins.groupby(["group", "item", "opclass"], observed=True)["count"].sum().unstack()
+    assert (per_item["fp32_fma"] == 64).all() and (per_item["load"] == 1).all()
+    assert len(per_item) == 64
+
+    src = kernel_file(tmp_path, """
+__kernel void v4(__global const float4* a, __global float4* b) {
+  int i = get_global_id(0);
+  b[i] = native_sin(a[i]) + a[i];
+}""")
+    out = tmp_path / "v4.tkt"
+    record_kernel(src, "v4", global_size="8", local_size="8", args=["float4[8]=rand", "float4[8]"], out=out)
+    t = open_trace(out)
+    totals = t.instructions.to_pandas().groupby("opclass", observed=True)["count"].sum()
+    assert totals["fp32_add"] == 4 * 8 and totals["math_native_sin"] == 4 * 8
+    assert set(t.accesses.to_pandas()["size"]) == {16}
+
+
+def test_math_builtins_precise_and_native(tmp_path):
+    for kernel, expect in (("math_precise", "math_sin"), ("math_native", "math_native_sin")):
+        out = tmp_path / f"{kernel}.tkt"
+        record_kernel(KERNELS / "float_math.cl", kernel, global_size="16", local_size="16",
+                      args=["float[16]=rand:1:0:4", "float[16]"], out=out)
+        classes = set(open_trace(out).instructions.to_pandas()["opclass"])
+        assert expect in classes
+        assert ("math_sin" in classes) == (kernel == "math_precise")
+
+
+def test_private_memory_and_atomics(tmp_path):
+    src = kernel_file(tmp_path, """
+__kernel void priv(__global const int* idx, __global int* out, __global int* counter) {
+  int i = get_global_id(0);
+  int scratch[8];
+  for (int k = 0; k < 8; k++) scratch[k] = k * i;
+  out[i] = scratch[idx[i] & 7];
+  atomic_add(counter, 1);
+}""")
+    out = tmp_path / "p.tkt"
+    record_kernel(src, "priv", global_size="16", local_size="8",
+                  args=["int[16]=range", "int[16]", "int[1]"], out=out)
+    a = open_trace(out).accesses.to_pandas()
+    priv = a[a.space == "private"]
+    assert len(priv) and priv["address"].max() < 8 * 4 and priv["buffer"].isna().all()
+    reads = priv[priv.op == "load"]
+    assert (reads["address"].to_numpy() == 4 * ((reads["group"] * 8 + reads["item"]) & 7).to_numpy()).all()
+    atom = a[a.op == "atomic"]
+    assert len(atom) == 16 and (atom["buffer"] == 2).all() and atom["address"].nunique() == 1
+
+
+@pytest.mark.parametrize("spec,expected", [
+    ("first:2", [0, 1]), ("every:3", [0, 3, 6]), ("random:3:5", None)])
+def test_sampling_marks_metadata(tmp_path, spec, expected):
+    out = tmp_path / "s.tkt"
+    record_kernel(KERNELS / "vector_add.cl", "vector_add", global_size="256", local_size="32",
+                  args=["float[256]", "float[256]", "float[256]", "int:256"], sample=spec, out=out)
+    t = open_trace(out)
+    groups = sorted(set(t.accesses.to_pandas()["group"]))
+    s = t.launch_metadata(0)["sampling"]
+    assert s["total_groups"] == 8 and s["groups_recorded"] == len(groups)
+    assert s["scale"] == pytest.approx(8 / len(groups))
+    if expected is None:
+        assert len(groups) == 3 and s["mode"] == "random" and s["seed"] == 5
+        again = tmp_path / "s2.tkt"
+        record_kernel(KERNELS / "vector_add.cl", "vector_add", global_size="256", local_size="32",
+                      args=["float[256]", "float[256]", "float[256]", "int:256"], sample=spec, out=again)
+        assert sorted(set(open_trace(again).accesses.to_pandas()["group"])) == groups
+    else:
+        assert groups == expected
+    assert sorted(set(t.instructions.to_pandas()["group"])) == groups
+
+
+def test_alignment_option_changes_bases(tmp_path):
+    out = tmp_path / "a.tkt"
+    record_kernel(KERNELS / "vector_add.cl", "vector_add", global_size="64", local_size="64",
+                  args=["float[10]", "float[64]", "float[64]", "int:10"], alignment=256, out=out)
+    layout = json.loads(open_trace(out).launches["metadata"][0].as_py())["layout"]
+    bases = [b["base"] for b in layout["global_buffers"]]
+    assert layout["alignment"] == 256 and bases[1] - bases[0] == 256 and bases[0] % 4096 == 0
