@@ -104,3 +104,14 @@ def test_trace_without_launch_metadata_warns(run_cli, tmp_path):
     assert any("no launch metadata" in w for w in doc["warnings"])
     (ln,) = doc["targets"]["powervr-g6400"]["launches"]
     assert ln["geometry"]["inferred"] and ln["geometry"]["local_size"] == [64, 1, 1]
+
+
+def test_html_report_of_every_target(run_cli, two_launch_trace, tmp_path):
+    out = tmp_path / "report.html"
+    r = run_cli("analyze", two_launch_trace, "-t", "powervr-g6400", "-t", "intel-hd530", "-f", "html",
+                "-o", out)
+    assert r.code == 0, r.err
+    text = out.read_text()
+    assert text.lstrip().lower().startswith("<!doctype html")
+    assert "vector_add" in text and "powervr-g6400" in text and "intel-hd530" in text
+    assert "exceeds intel-hd530" in text           # the error of the too-large launch is shown
