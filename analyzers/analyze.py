@@ -20,7 +20,7 @@ from tracekit.errors import TracekitError
 
 from . import result_dict as rd
 from .alu import AluResult, alu_cost
-from .bound import BoundResult, classify, load_chains
+from .bound import BoundResult, classify, load_chains, load_chains_from_requests
 from .geometry import LaunchGeometry, launch_geometries
 from .memory_adapter import LaunchMemory, memory_by_launch
 from .occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
@@ -131,6 +131,10 @@ def analyze_launch(geo: LaunchGeometry, target, instructions: pa.Table, mem: Lau
     res.alu = alu_cost(issues, geo, layout, target, resident_waves_per_cu=res.occupancy.waves_per_cu)
     traffic = mem.traffic if mem is not None else None
     chains = load_chains(issues, mem.load_sites if mem is not None else ())
+    if chains.loads_per_wave == 0 and mem is not None and mem.load_sites:
+        loads = mem.per_site[mem.per_site["site"].isin(list(mem.load_sites))]
+        recorded_waves = layout.waves / geo.sample_scale
+        chains = load_chains_from_requests(loads["requests"], recorded_waves)
     if traffic is None:
         from .bound import MemoryTraffic
         traffic = MemoryTraffic(levels=(), dram_bytes=0.0, load_requests=0.0, load_transactions=0.0)

@@ -85,6 +85,17 @@ def load_chains(issues: pd.DataFrame, load_sites) -> LoadChains:
     return LoadChains(float(per_wave["sum"].mean()), float(per_wave["max"].mean()))
 
 
+def load_chains_from_requests(load_requests_per_site, waves: float) -> LoadChains:
+    """The same figures from the replay's load requests per site, for traces without instruction counts.
+
+    Every wave is taken to issue every load site equally often (no divergence).
+    """
+    reqs = [float(r) for r in load_requests_per_site if r > 0]
+    if not reqs or waves <= 0:
+        return LoadChains(0.0, 0.0)
+    return LoadChains(sum(reqs) / waves, max(reqs) / waves)
+
+
 @dataclass(frozen=True)
 class BoundResult:
     verdict: str

@@ -220,3 +220,13 @@ def test_sample_one_lane_branch_against_its_twin(target):
     assert lo["alu_cycles"].sum() == pytest.approx(le["alu_cycles"].sum() * share)
     if w >= 32:
         assert one.time_estimates["total_s"] == pytest.approx(every.time_estimates["total_s"], rel=0.01)
+
+
+def test_trace_without_instruction_counts_still_gets_a_latency_term():
+    b = pointer_chase()
+    b._ins.clear()
+    launch = analyze(b.trace(), "intel-hd530").launches[0]
+    assert launch.simd.source == "geometry" and launch.alu.cycles == 0
+    ev = launch.bound.evidence
+    assert ev["dependent_chain_per_wave"] == 200 and ev["loads_in_flight_per_wave"] == 1.0
+    assert launch.verdict == "latency"
