@@ -62,7 +62,7 @@ def test_vector_add_addresses_follow_index_math(tmp_path):
 
 def test_two_dimensional_groups_and_local_offsets(tmp_path):
     w = 32
-    for kernel, row in (("transpose_local", 16), ("transpose_local_padded", 17)):
+    for kernel, row in (("transpose_tiled", 16), ("transpose_tiled_padded", 17)):
         out = tmp_path / f"{kernel}.tkt"
         record_kernel(KERNELS / "transpose.cl", kernel, global_size=f"{w},{w}", local_size="16,16",
                       args=[f"float[{w * w}]=range", f"float[{w * w}]", f"int:{w}", f"int:{w}"], out=out)

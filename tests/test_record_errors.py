@@ -48,7 +48,7 @@ def test_unknown_kernel_lists_kernels(tmp_path):
                       args=[], out=tmp_path / "t.tkt")
     msg = str(e.value)
     assert "no kernel named 'transpose'" in msg
-    assert all(k in msg for k in ("transpose_naive", "transpose_local", "transpose_local_padded"))
+    assert all(k in msg for k in ("transpose_naive", "transpose_tiled", "transpose_tiled_padded"))
     assert leftovers(tmp_path) == []
 
 

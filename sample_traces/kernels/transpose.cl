@@ -14,7 +14,7 @@ __kernel void transpose_naive(__global const float* in, __global float* out,
 
 // Tiled through local memory; the tile's columns are read with a stride of TILE
 // words, so every lane of a column hits the same bank.
-__kernel void transpose_local(__global const float* in, __global float* out,
+__kernel void transpose_tiled(__global const float* in, __global float* out,
                               const int width, const int height)
 {
     __local float tile[TILE][TILE];
@@ -26,7 +26,7 @@ __kernel void transpose_local(__global const float* in, __global float* out,
 }
 
 // Same, with one padding word per tile row: column reads spread over the banks.
-__kernel void transpose_local_padded(__global const float* in, __global float* out,
+__kernel void transpose_tiled_padded(__global const float* in, __global float* out,
                                      const int width, const int height)
 {
     __local float tile[TILE][TILE + 1];
