@@ -100,7 +100,10 @@ def bank_cycles(order, req_ptr, lane, address, size, is_write, mask, banks, widt
                 t += 1
             every = (write and strict_write) or ((not write) and not broadcast)
             if not every:
-                buf[:n] = np.sort(buf[:n])
+                for k in range(1, n):
+                    if buf[k] < buf[k - 1]:
+                        buf[:n] = np.sort(buf[:n])
+                        break
             d = 0
             for k in range(n):
                 if every or k == 0 or buf[k] != buf[k - 1]:

@@ -57,7 +57,14 @@ def summarize(per_request: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 @njit(cache=True, inline="always")
 def _sort_small(buf, n):
-    if n <= 24:
+    ascending = True
+    for a in range(1, n):
+        if buf[a] < buf[a - 1]:
+            ascending = False
+            break
+    if ascending:  # the usual case: lanes walk memory upwards
+        return
+    if n <= 64:
         for a in range(1, n):  # insertion sort: linear on the usual ascending lanes
             v = buf[a]
             b = a - 1

@@ -98,23 +98,20 @@ def _lut(dictionary: pa.Array, codes: dict[str, int]) -> np.ndarray:
     return np.array([codes.get(s, -1) for s in dictionary.to_pylist()], dtype=np.int8)
 
 
-def _batch_arrays(batch: pa.RecordBatch) -> dict[str, np.ndarray]:
+def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, np.ndarray]:
+    """NumPy columns of one batch; ``kernel`` becomes a code into ``kernels`` (extended here)."""
     out = {}
     for name in ("launch", "group", "item", "site", "size"):
         out[name] = batch.column(name).to_numpy(zero_copy_only=False)
     addr = batch.column("address").to_numpy(zero_copy_only=False)
-    out["address"] = (addr & _ADDR_MASK).astype(np.int64)
+    out["address"] = (addr & _ADDR_MASK).view(np.int64)
     for name, codes in (("space", SPACE_CODES), ("op", OP_CODES)):
         col = batch.column(name)
         out[name] = _lut(col.dictionary, codes)[col.indices.to_numpy(zero_copy_only=False)]
     kcol = batch.column("kernel")
-    out["kernel"] = np.asarray(kcol.dictionary.to_pylist(), dtype=object)[
-        kcol.indices.to_numpy(zero_copy_only=False)] if len(batch) else np.empty(0, object)
+    lut = np.array([kernels.setdefault(k, len(kernels)) for k in kcol.dictionary.to_pylist()], np.int32)
+    out["kernel"] = lut[kcol.indices.to_numpy(zero_copy_only=False)] if len(lut) else np.zeros(0, np.int32)
     return out
-
-
-def _cat(a: dict, b: dict) -> dict:
-    return {k: np.concatenate([a[k], b[k]]) for k in a}
 
 
 def _take(a: dict, lo: int, hi: int | None) -> dict:
@@ -126,24 +123,33 @@ def _chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tupl
 
     Yields (columns, ends_launch).  A cut falls only between work-groups, at a
     multiple of ``block_of(launch)`` work-groups from the launch's start, so every
-    chunk holds whole rounds.
+    chunk holds whole rounds.  Batches are gathered in a list and concatenated once
+    per chunk, so each row is copied about once.
     """
-    buf = None
-    it = iter(batches)
-    done = False
-    while True:
-        if not done and (buf is None or (len(buf["launch"]) < chunk_rows and
-                                         not (buf["launch"] != buf["launch"][0]).any())):
-            nxt = next(it, None)
-            if nxt is None:
-                done = True
-            elif len(nxt["launch"]):
-                buf = nxt if buf is None else _cat(buf, nxt)
-                continue
-            else:
-                continue
-        if buf is None or not len(buf["launch"]):
-            return
+    pending: list[dict] = []
+    rows = 0
+    for batch in batches:
+        n = len(batch["launch"])
+        if not n:
+            continue
+        pending.append(batch)
+        rows += n
+        first = pending[0]["launch"][0]
+        if rows < chunk_rows and not (batch["launch"] != first).any():
+            continue
+        buf = pending[0] if len(pending) == 1 else {k: np.concatenate([p[k] for p in pending]) for k in batch}
+        rest = yield from _cut(buf, block_of, chunk_rows, done=False)
+        pending = [rest] if len(rest["launch"]) else []
+        rows = len(rest["launch"])
+    if pending:
+        buf = pending[0] if len(pending) == 1 else {k: np.concatenate([p[k] for p in pending])
+                                                    for k in pending[0]}
+        yield from _cut(buf, block_of, chunk_rows, done=True)
+
+
+def _cut(buf: dict, block_of, chunk_rows: int, *, done: bool):
+    """Yield what can be cut from ``buf``; return the rest (which waits for more rows)."""
+    while len(buf["launch"]):
         launch = buf["launch"]
         n = len(launch)
         other = np.flatnonzero(launch != launch[0])
@@ -155,29 +161,23 @@ def _chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tupl
             continue
         grp = buf["group"][:le]
         starts = np.concatenate([[0], np.flatnonzero(grp[1:] != grp[:-1]) + 1])
-        ng = len(starts)
-        usable = ng if complete else ng - 1
-        block = block_of(int(launch[0]))
-        cands = np.arange(block, usable + 1, block)
-        cands = cands[cands < ng]  # a cut inside the launch needs a group after it
+        usable = len(starts) if complete else len(starts) - 1
+        cands = np.arange(block_of(int(launch[0])), usable + 1, block_of(int(launch[0])))
+        cands = cands[cands < len(starts)]  # a cut inside the launch needs a group after it
         if cands.size == 0:
-            if complete:
-                yield _take(buf, 0, le), True
-                buf = _take(buf, le, None)
-                continue
-            if done:  # cannot happen: done implies complete
-                return
-            buf_more = next(it, None)
-            if buf_more is None:
-                done = True
-            else:
-                buf = _cat(buf, buf_more)
+            if not complete:
+                return buf
+            yield _take(buf, 0, le), True
+            buf = _take(buf, le, None)
             continue
         rows = starts[cands]
         fit = rows[rows <= chunk_rows]
+        if not complete and not fit.size and n < 2 * chunk_rows:
+            return buf  # one block is bigger than a chunk: gather a little more first
         cut = int(fit[-1]) if fit.size else int(rows[0])
         yield _take(buf, 0, cut), False
         buf = _take(buf, cut, None)
+    return buf
 
 
 class _LaunchReplay:
@@ -203,7 +203,8 @@ class _LaunchReplay:
         gidx = np.concatenate([[0], np.cumsum(grp[1:] != grp[:-1])]).astype(np.int64)
         rank = self.groups_done + gidx
         self.groups_done += int(gidx[-1]) + 1
-        vgroup, lane = virtual_groups(rank, c["item"], self.group_size, self.pack)
+        vgroup, lane = virtual_groups(rank, c["item"].astype(np.int64), self.group_size, self.pack)
+        # one dtype per argument keeps the compiled kernels to a single specialisation
         site = c["site"].astype(np.int64)
         order, req_ptr, req_wave, req_rank, wave_vg, wave_local = form_requests(
             vgroup, lane, site, t.simd.width, int(site.max()))
@@ -303,9 +304,11 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
     hierarchy = CacheHierarchy.from_target(target) if target.caches else None
     cus = max(1, target.compute_units)
 
+    kernels: dict[str, int] = {}
+
     def batches():
         for b in trace.iter_batches(columns=_COLUMNS, batch_size=chunk_rows):
-            arr = _batch_arrays(b)
+            arr = _batch_arrays(b, kernels)
             if wanted is not None:
                 keep = np.isin(arr["launch"], list(wanted))
                 arr = {k: v[keep] for k, v in arr.items()}
@@ -322,7 +325,7 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
         launch = int(cols["launch"][0])
         if current is None:
             current = _LaunchReplay(target, hierarchy, sizes.get(launch))
-            kernel = str(cols["kernel"][0])
+            kernel = next(k for k, v in kernels.items() if v == int(cols["kernel"][0]))
         current.add(cols)
         if ends:
             sites, levels, dram, degrees = current.finish(kernel, launch)

@@ -42,7 +42,7 @@ def pack_factor(simd: SimdSpec, group_size: int) -> int:
 def virtual_groups(group_rank: np.ndarray, item: np.ndarray, group_size: int, pack: int):
     """(virtual group, lane) of each access; ``group_rank`` counts work-groups 0, 1, 2, ..."""
     if pack <= 1:
-        return group_rank.astype(np.int64, copy=False), item.astype(np.int64, copy=False)
+        return group_rank, item
     g = group_rank.astype(np.int64, copy=False)
     return g // pack, (g % pack) * group_size + item.astype(np.int64, copy=False)
 
