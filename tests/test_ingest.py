@@ -170,3 +170,11 @@ def test_launch_without_facts_is_reported_by_row(write_csv, tmp_path):
         {"kernel": "k", "launch": 0, "global_size": 1, "local_size": 1}]}))
     with pytest.raises(TraceFormatError, match=r"row 2.*launch 3 is not in the launch facts"):
         read_csv_trace(src)
+
+
+def test_hex_addresses_are_understood(write_csv):
+    text = ("kernel,wg,tid,pc,mem,kind,addr,bytes\n"
+            "k,0,0,0,global,load,0x7f0000001000,4\n"
+            "k,0,1,0,global,load, 0xFFFFFFFFFFFFFFF0 ,4\n")
+    t = read_csv_trace(write_csv("hex.csv", text), global_size="2", local_size="2")
+    assert t.accesses["address"].to_pylist() == [0x7F0000001000, 0xFFFFFFFFFFFFFFF0]

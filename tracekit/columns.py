@@ -16,7 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-_INT_RE = r"^\s*[+-]?[0-9]+\s*$"
+#: Whole numbers as decimal or 0x-prefixed hexadecimal (simulators often print addresses in hex).
+_INT_RE = r"^\s*([+-]?[0-9]+|0[xX][0-9a-fA-F]+)\s*$"
 _FLOAT_RE = r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$"
 _NAN_WORDS = ("nan", "-nan", "+nan", "na", "n/a", "null", "none")
 
@@ -123,6 +124,13 @@ def _range_bad(arr: pa.Array, what: str, lo: int, hi: int) -> Bad | None:
 
 
 def _string_to_integer(arr: pa.Array, target: pa.DataType, what: str, lo: int, hi: int):
+    try:  # fast path: clean decimal text parses in one pass
+        ints = pc.cast(arr, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        ints = None
+    if ints is not None:
+        bad = _range_bad(ints, what, lo, hi)
+        return (None, bad) if bad else (ints.cast(target, safe=False), None)
     trimmed = pc.utf8_trim_whitespace(arr)
     is_int = pc.match_substring_regex(trimmed, _INT_RE)
     if not pc.all(is_int).as_py():

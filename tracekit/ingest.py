@@ -392,7 +392,7 @@ def ingest(src: str | os.PathLike, dst: str | os.PathLike, *, layout: str | None
     resorted = False
     try:
         with TraceWriter(dst, layout=layout) as writer:
-            for table in conv.tables():
+            for table in _regroup(conv.tables()):
                 if not conv.ordered:
                     raise _Unordered
                 writer.write_accesses(table)
@@ -414,6 +414,19 @@ def ingest(src: str | os.PathLike, dst: str | os.PathLike, *, layout: str | None
                      "analysis will have to infer them")
     return IngestResult(path=dst, accesses=conv.rows, launches=0 if launches is None else launches.num_rows,
                         seq_derived=conv.seq_derived, resorted=resorted, columns=plan.columns, notes=notes)
+
+
+def _regroup(tables: Iterator[pa.Table], rows: int = 1 << 20) -> Iterator[pa.Table]:
+    """Join small converted batches into tables of about ``rows`` rows (one Parquet row group each)."""
+    pending, count = [], 0
+    for t in tables:
+        pending.append(t)
+        count += t.num_rows
+        if count >= rows:
+            yield pa.concat_tables(pending)
+            pending, count = [], 0
+    if pending:
+        yield pa.concat_tables(pending)
 
 
 def _finish(writer: TraceWriter, conv: Converter, plan: Plan) -> None:

@@ -25,7 +25,10 @@ from .errors import TraceFormatError
 from .trace import _open_parquet
 
 GZIP_MAGIC = b"\x1f\x8b"
-BLOCK_BYTES = 16 << 20  # CSV bytes per batch (about 300k rows of a typical dump)
+# CSV bytes per batch (about 50k rows of a typical dump).  pyarrow's streaming reader
+# reads several dozen blocks ahead, so the block size, not the file, bounds memory:
+# 2 MiB blocks keep the read-ahead near 100 MB.  Ingest regroups batches before writing.
+BLOCK_BYTES = 2 << 20
 
 
 @dataclass
