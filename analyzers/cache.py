@@ -236,7 +236,7 @@ def _run(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, cus, ops, add
 
     ``cus``, ``ops`` and ``lens`` have one entry per access or a single entry for all.
     A load that fits in one first-level unit walks down the levels in a plain loop
-    (units never shrink towards DRAM, so one unit maps onto one unit below); dirty
+    (while units do not shrink towards DRAM one unit maps onto one unit below); dirty
     victims it displaces are written back afterwards, deepest level first, which is
     the order pycachesim's recursion produces.  Everything else goes through
     :func:`_drain`.
@@ -311,6 +311,16 @@ def _run(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, cus, ops, add
             a = u << ub
             ln = np.int64(1) << ub
             lvl += 1
+            if lvl < nlev and cfg[lvl, _UBITS] < ub:
+                # the unit shrinks below: the fill spans several units there
+                stack[0, 0] = LOAD
+                stack[0, 1] = lvl
+                stack[0, 2] = a
+                stack[0, 3] = ln
+                clock[0] = clk
+                _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, 1, cu, touch_lru, True)
+                clk = clock[0]
+                lvl = nlev + 1
         if lvl == nlev:
             dram[LOAD] += ln
         if npend:
@@ -416,7 +426,6 @@ class CacheHierarchy:
         self.store_touches_lru = store_touches_lru
         cfg = np.zeros((len(levels), 9), dtype=np.int64)
         off = 0
-        prev_unit = 0
         for i, lv in enumerate(levels):
             lbits = _log2(lv.line_bytes, f"caches.{lv.name}.line_bytes")
             unit = lv.sector_bytes or lv.line_bytes
@@ -430,9 +439,6 @@ class CacheHierarchy:
                 raise TargetError(f"caches.{lv.name}.scope must be compute_unit or shared, got {lv.scope!r}")
             if lv.write_policy not in ("write_back", "write_through"):
                 raise TargetError(f"caches.{lv.name}.write_policy must be write_back or write_through")
-            if unit < prev_unit:
-                raise TargetError(f"caches.{lv.name}: the unit of transfer may not shrink towards DRAM")
-            prev_unit = unit
             percu = lv.scope == "compute_unit"
             ninst = self.compute_units if percu else 1
             cfg[i] = (lv.sets, lv.ways, ubits, lbits - ubits, int(percu), off,

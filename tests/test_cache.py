@@ -162,3 +162,19 @@ def test_write_through_no_allocate_passes_stores_down():
 def test_bad_geometry_is_a_target_error(bad, message):
     with pytest.raises(TargetError, match=message):
         CacheHierarchy([bad])
+
+
+@pytest.mark.parametrize("stream", ["random", "strided"])
+def test_line_may_shrink_towards_dram(stream):
+    # a 128-byte first level over a 64-byte second level: every fill and every write-back
+    # of the first level is exactly two accesses below
+    levels = (level("L1", 16 * 1024, 128, 4, scope="compute_unit"), level("L2", 64 * 1024, 64, 8))
+    addrs = STREAMS[stream] & ~3
+    ops = np.random.default_rng(5).integers(0, 2, addrs.size)
+    h = CacheHierarchy(levels)
+    h.access(addrs, ops=ops, lengths=4)
+    l1, l2 = h.counters()
+    fills = l1[1] + l1[3]  # load misses and write-allocating store misses
+    assert l2[:4].sum() == 2 * (fills + l1[4])
+    assert l2[2] + l2[3] == 2 * l1[4]  # write-backs arrive as stores
+    assert h.dram_bytes_read == 64 * (l2[1] + l2[3])
