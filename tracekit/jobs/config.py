@@ -30,7 +30,9 @@ JOB_KEYS: dict[str, tuple[type | tuple[type, ...], bool]] = {
     "formats": (list, False),
     "regression_threshold": ((int, float), False),
     "metrics": (list, False),
+    "baseline": (str, False),
 }
+BASELINES = ("kernel", "trace")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _PART = r"""(?:[A-Za-z0-9_\-]+|"[^"]*"|'[^']*')"""
@@ -97,6 +99,7 @@ class Job:
     formats: tuple[str, ...] = ("json",)
     regression_threshold: float = DEFAULT_THRESHOLD
     metrics: tuple[str, ...] = ()
+    baseline: str = "kernel"
     base_dir: Path = field(default=Path("."))
 
     def discover(self) -> list[Path]:
@@ -229,7 +232,12 @@ def _parse_job(name: str, table, base: Path, fail, check_targets: bool) -> Job:
     if unknown:
         raise fail(f"unknown metric(s) {', '.join(unknown)} in job '{name}' "
                    f"(known: {', '.join(KEY_METRICS)})", "jobs", name, "metrics")
-    return Job(name=name, inputs=tuple(table["inputs"]), targets=targets, output=base / table["output"],
+    baseline = table.get("baseline", "kernel")
+    if baseline not in BASELINES:
+        raise fail(f"'baseline' in job '{name}' must be one of {', '.join(BASELINES)} (got '{baseline}')",
+                   "jobs", name, "baseline")
+    return Job(name=name, baseline=baseline, inputs=tuple(table["inputs"]), targets=targets,
+               output=base / table["output"],
                formats=formats, regression_threshold=threshold, metrics=metrics or tuple(KEY_METRICS),
                base_dir=base)
 

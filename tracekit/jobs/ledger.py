@@ -50,6 +50,7 @@ CREATE TABLE traces (
     run_id        INTEGER NOT NULL REFERENCES runs(id),
     job           TEXT NOT NULL,
     path          TEXT NOT NULL,
+    name          TEXT NOT NULL,
     content_hash  TEXT NOT NULL,
     config_hash   TEXT NOT NULL,
     status        TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
@@ -210,10 +211,10 @@ class Ledger:
             con.execute("DELETE FROM traces WHERE job = ? AND path = ? AND content_hash = ? "
                         "AND config_hash = ?", (job, path, content_hash, config_hash))
             cur = con.execute(
-                "INSERT INTO traces (run_id, job, path, content_hash, config_hash, status, error, reports, "
-                "processed_at, seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, job, path, content_hash, config_hash, status, error, json.dumps(reports), now(),
-                 seconds))
+                "INSERT INTO traces (run_id, job, path, name, content_hash, config_hash, status, error, "
+                "reports, processed_at, seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, job, path, Path(path).name, content_hash, config_hash, status, error,
+                 json.dumps(reports), now(), seconds))
             trace_id = int(cur.lastrowid)
             for r in results:
                 cur = con.execute(

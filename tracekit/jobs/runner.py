@@ -184,16 +184,21 @@ def _regression_check(job: Job):
 
     Baseline: the most recent successful result recorded before this one for the
     same job, kernel, launch ordinal (n-th launch of that kernel in its trace)
-    and target, from a trace that was itself processed successfully.
+    and target, from a trace that was itself processed successfully; with
+    ``baseline = "trace"`` also from a trace of the same file name.
     """
     import json
+
+    same_name = ("AND t.name = (SELECT name FROM traces WHERE id = "
+                 "(SELECT trace_id FROM results WHERE id = ?)) " if job.baseline == "trace"
+                 else "AND ? IS NOT NULL ")
 
     def check(con, result_id: int, row: ResultRow):
         base = con.execute(
             "SELECT r.id, r.time_s, r.metrics FROM results r JOIN traces t ON t.id = r.trace_id "
             "WHERE r.job = ? AND r.kernel = ? AND r.ordinal = ? AND r.target = ? AND r.status = 'ok' "
-            "AND t.status = 'ok' AND r.id < ? ORDER BY r.id DESC LIMIT 1",
-            (job.name, row.kernel, row.ordinal, row.target, result_id)).fetchone()
+            "AND t.status = 'ok' AND r.id < ? " + same_name + "ORDER BY r.id DESC LIMIT 1",
+            (job.name, row.kernel, row.ordinal, row.target, result_id, result_id)).fetchone()
         if base is None:
             return []
         base_metrics = json.loads(base["metrics"])
