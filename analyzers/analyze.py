@@ -111,7 +111,11 @@ def _resolve_trace(trace):
 def _launch_rows(instructions: pa.Table, launch: int) -> pa.Table:
     if instructions.num_rows == 0:
         return instructions
-    return instructions.filter(pc.equal(instructions["launch"], launch))
+    col = instructions["launch"]
+    bounds = pc.min_max(col)
+    if bounds["min"].as_py() == bounds["max"].as_py():      # one launch: nothing to cut
+        return instructions if bounds["min"].as_py() == launch else instructions.slice(0, 0)
+    return instructions.filter(pc.equal(col, launch))
 
 
 def analyze_launch(geo: LaunchGeometry, target, instructions: pa.Table, mem: LaunchMemory | None,

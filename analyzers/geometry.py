@@ -122,13 +122,24 @@ def _dim3(value, default: int = 1) -> tuple[int, int, int]:
 
 
 def _barrier_launches(instructions: pa.Table) -> set[int]:
+    """Launches that executed a barrier (checked on dictionary codes, not strings)."""
     if instructions.num_rows == 0:
         return set()
     opclass = instructions["opclass"]
-    if pa.types.is_dictionary(opclass.type):
-        opclass = opclass.cast(pa.string())
-    mask = pc.and_(pc.equal(opclass, "barrier"), pc.greater(instructions["count"], 0))
-    return set(pc.unique(instructions.filter(mask)["launch"]).to_pylist())
+    if not pa.types.is_dictionary(opclass.type):
+        opclass = pc.dictionary_encode(opclass)
+    out: set[int] = set()
+    offset = 0
+    for chunk in opclass.chunks:
+        names = chunk.dictionary.to_pylist()
+        n = len(chunk)
+        if "barrier" in names:
+            hit = pc.equal(chunk.indices, names.index("barrier"))
+            rows = instructions.slice(offset, n).filter(hit)
+            rows = rows.filter(pc.greater(rows["count"], 0))
+            out.update(pc.unique(rows["launch"]).to_pylist())
+        offset += n
+    return out
 
 
 def _access_launches(trace) -> set[int]:
@@ -181,6 +192,10 @@ def launch_geometries(trace) -> tuple[list[LaunchGeometry], list[str]]:
     missing = _access_launches(trace) - known
     seen = _scan_accesses(trace, missing) if missing else {}
     if instructions.num_rows:
+        missing |= set(pc.unique(instructions["launch"]).to_pylist()) - known
+    if instructions.num_rows and missing:
+        instructions = instructions.filter(pc.is_in(instructions["launch"],
+                                                    pa.array(sorted(missing), pa.int32())))
         kern = instructions["kernel"]
         kern = kern.cast(pa.string()) if pa.types.is_dictionary(kern.type) else kern
         t = pa.table({"launch": instructions["launch"], "kernel": kern,

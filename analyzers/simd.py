@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from numba import njit
 
 from .geometry import LaunchGeometry
 
@@ -127,11 +128,56 @@ def _codes(col: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
     return arr.indices.to_numpy(zero_copy_only=False).astype(np.int64), arr.dictionary.to_pylist()
 
 
+@njit(cache=True)
+def _reduce_by_wave(wave, pair, count, n_pairs):
+    """Per (wave, pair) max and sum of ``count``; rows of one wave must be contiguous.
+
+    One pass with a small dense accumulator per wave (pairs are the few
+    (site, opclass) combinations of the launch), so no hashing and no sort.
+    """
+    n = wave.shape[0]
+    out_wave = np.empty(n, np.int64)
+    out_pair = np.empty(n, np.int64)
+    out_max = np.empty(n, np.int64)
+    out_sum = np.empty(n, np.int64)
+    mx = np.full(n_pairs, -1, np.int64)
+    sm = np.zeros(n_pairs, np.int64)
+    touched = np.empty(n_pairs, np.int64)
+    k = 0
+    i = 0
+    while i < n:
+        w = wave[i]
+        nt = 0
+        j = i
+        while j < n and wave[j] == w:
+            p = pair[j]
+            if mx[p] < 0:
+                touched[nt] = p
+                nt += 1
+                mx[p] = count[j]
+            elif count[j] > mx[p]:
+                mx[p] = count[j]
+            sm[p] += count[j]
+            j += 1
+        touched[:nt].sort()
+        for t in range(nt):
+            p = touched[t]
+            out_wave[k] = w
+            out_pair[k] = p
+            out_max[k] = mx[p]
+            out_sum[k] = sm[p]
+            mx[p] = -1
+            sm[p] = 0
+            k += 1
+        i = j
+    return out_wave[:k], out_pair[:k], out_max[:k], out_sum[:k]
+
+
 def wave_issues(instructions: pa.Table, layout: WaveLayout) -> pd.DataFrame:
     """Per (wave, site, opclass): ``issues`` (busiest lane's count) and ``lane_executions``.
 
-    ``instructions`` holds the rows of one launch.  One int64 key per row and a
-    hash group-by keep this linear in the table's length.
+    ``instructions`` holds the rows of one launch.  Rows are reduced wave by wave
+    in one compiled pass (re-ordered by wave first when the table is not).
     """
     cols = ["wave", "site", "opclass", "issues", "lane_executions"]
     if instructions.num_rows == 0:
@@ -139,23 +185,32 @@ def wave_issues(instructions: pa.Table, layout: WaveLayout) -> pd.DataFrame:
     group = instructions["group"].to_numpy()
     item = instructions["item"].to_numpy()
     site = instructions["site"].to_numpy().astype(np.int64)
-    count = instructions["count"].to_numpy()
+    count = instructions["count"].to_numpy().astype(np.int64)
     op, names = _codes(instructions["opclass"])
     wave = wave_ids(group, item, layout)
     n_ops = max(len(names), 1)
     site_lo = int(site.min())
-    n_sites = int(site.max()) - site_lo + 1
-    key = (wave * n_sites + (site - site_lo)) * n_ops + op
-    agg = pd.DataFrame({"key": key, "count": count}).groupby("key", sort=True)["count"].agg(["max", "sum"])
-    k = agg.index.to_numpy()
-    out = pd.DataFrame({
-        "wave": k // (n_sites * n_ops),
-        "site": (k // n_ops) % n_sites + site_lo,
-        "opclass": pd.Categorical.from_codes(k % n_ops, categories=names),
-        "issues": agg["max"].to_numpy(),
-        "lane_executions": agg["sum"].to_numpy(),
+    raw = (site - site_lo) * n_ops + op
+    top = int(raw.max()) + 1
+    if top <= 1 << 24:     # dense lookup: linear time, no sort
+        present = np.zeros(top, np.bool_)
+        present[raw] = True
+        uniq = np.flatnonzero(present)
+        pair = (np.cumsum(present) - 1)[raw]
+    else:
+        uniq, pair = np.unique(raw, return_inverse=True)
+    if wave.size > 1 and (np.diff(wave) < 0).any():
+        order = np.argsort(wave, kind="stable")
+        wave, pair, count = wave[order], pair[order], count[order]
+    w, p, mx, sm = _reduce_by_wave(wave, pair.astype(np.int64), count, len(uniq))
+    key = uniq[p]
+    return pd.DataFrame({
+        "wave": w,
+        "site": key // n_ops + site_lo,
+        "opclass": pd.Categorical.from_codes(key % n_ops, categories=names),
+        "issues": mx,
+        "lane_executions": sm,
     })
-    return out
 
 
 def site_utilization(issues: pd.DataFrame, width: int) -> pd.DataFrame:

@@ -60,7 +60,7 @@ class KernelBuilder:
 
     def __init__(self, kernel: str, global_size: int, local_size: int, *, launch: int = 0,
                  build_options: str = "", local_mem_bytes: int = 0, metadata: dict | None = None,
-                 source: str | None = None):
+                 source: str | None = None, total_items: int | None = None):
         self.kernel, self.launch = kernel, launch
         self.n, self.local = int(global_size), int(local_size)
         gid = np.arange(self.n, dtype=np.int64)
@@ -71,6 +71,11 @@ class KernelBuilder:
                                build_options=build_options, device=None, source=source,
                                registers_per_item=None,
                                metadata=json.dumps(metadata) if metadata else None)
+        if total_items and total_items > self.n:
+            # Only the first work-groups are recorded; the launch was ``total_items`` big.
+            meta = dict(metadata or {}, sampling={"mode": "first", "total_groups": total_items // self.local,
+                                                  "groups_recorded": self.n // self.local})
+            self.launch_row.update(global_size=[total_items, 1, 1], metadata=json.dumps(meta))
         self._acc: list[dict] = []
         self._ins: list[dict] = []
         self._seq = np.zeros(self.n, dtype=np.int64)
@@ -145,17 +150,17 @@ def combine(*builders: KernelBuilder) -> Trace:
 
 # -- kernels whose design implies their verdict ---------------------------------------------------
 
-def vector_add(n=1 << 18, local=64) -> KernelBuilder:
+def vector_add(n=1 << 18, local=64, total_items=None) -> KernelBuilder:
     """c[i] = a[i] + b[i]: two loads, one add, one store per item."""
-    b = KernelBuilder("vector_add", n, local)
+    b = KernelBuilder("vector_add", n, local, total_items=total_items)
     b.access(1, 0x10000000 + 4 * b.gid).access(2, 0x20000000 + 4 * b.gid)
     b.access(4, 0x30000000 + 4 * b.gid, op="store")
     return b.count(1, "load", 1).count(2, "load", 1).count(3, "fp32_add", 1).count(4, "store", 1)
 
 
-def strided_copy(n=1 << 16, local=64, stride=16) -> KernelBuilder:
+def strided_copy(n=1 << 16, local=64, stride=16, total_items=None) -> KernelBuilder:
     """out[i] = in[i * stride]: one scattered load, one store per item."""
-    b = KernelBuilder("strided_copy", n, local)
+    b = KernelBuilder("strided_copy", n, local, total_items=total_items)
     b.access(1, 0x10000000 + 4 * stride * b.gid).access(2, 0x40000000 + 4 * b.gid, op="store")
     return b.count(1, "load", 1).count(2, "store", 1).count(3, "int_mul", 1)
 
@@ -166,12 +171,7 @@ def fma_chain(n=1 << 14, local=64, loads=8, fmas=64, total_items=None) -> Kernel
     ``total_items`` larger than ``n`` records only the first ``n`` items' work-groups
     and says so in the launch's sampling metadata.
     """
-    meta = None
-    if total_items and total_items > n:
-        meta = {"sampling": {"total_groups": total_items // local, "groups_recorded": n // local, "seed": 0}}
-    b = KernelBuilder("fma_chain", n, local, metadata=meta)
-    if meta:
-        b.launch_row["global_size"] = [total_items, 1, 1]
+    b = KernelBuilder("fma_chain", n, local, total_items=total_items)
     for j in range(loads):
         b.access(1, 0x10000000 + 4 * (j * n + b.gid))
     b.access(3, 0x20000000 + 4 * b.gid, op="store")

@@ -21,9 +21,10 @@ from tracekit.targets import list_targets, load_target
 
 TARGETS = list_targets()
 
+# Big grids are recorded in part (the first work-groups) and scaled, as sampled traces are.
 DESIGNS = {
-    "vector_add": (vector_add, "memory"),
-    "strided_copy": (strided_copy, "memory"),
+    "vector_add": (lambda: vector_add(n=1 << 14, total_items=1 << 22), "memory"),
+    "strided_copy": (lambda: strided_copy(n=1 << 14, total_items=1 << 22), "memory"),
     # 8 loads per item, 64 dependent FMAs after each, 4M items (a sample of 16K recorded).
     "fma_chain": (lambda: fma_chain(loads=8, fmas=64, total_items=1 << 22), "alu"),
     "pointer_chase": (pointer_chase, "latency"),
