@@ -307,12 +307,9 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
     kernels: dict[str, int] = {}
 
     def batches():
-        for b in trace.iter_batches(columns=_COLUMNS, batch_size=chunk_rows):
-            arr = _batch_arrays(b, kernels)
-            if wanted is not None:
-                keep = np.isin(arr["launch"], list(wanted))
-                arr = {k: v[keep] for k, v in arr.items()}
-            yield arr
+        # only the wanted launches' row groups (or partition files) are read
+        for b in trace.iter_batches(columns=_COLUMNS, batch_size=chunk_rows, launches=wanted):
+            yield _batch_arrays(b, kernels)
 
     def block_of(launch: int) -> int:
         gs = sizes.get(launch)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
 
@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from . import schema, store
 from .errors import TraceFormatError
+from .partition import PartitionedTable, is_partitioned, launch_batches
 
 
 def _open_parquet(path: Path) -> pq.ParquetFile:
@@ -52,7 +53,7 @@ class Trace:
         if self._mem is None:
             if self.path.is_dir():
                 self.layout = "tkt"
-                if not (self.path / "accesses.parquet").exists():
+                if not (self.path / "accesses.parquet").exists() and not is_partitioned(self.path):
                     raise TraceFormatError("is a directory but not a trace: accesses.parquet is missing",
                                            path=str(self.path))
             elif self.path.is_file():
@@ -61,7 +62,7 @@ class Trace:
                 raise TraceFormatError("is not a regular file or a .tkt directory", path=str(self.path))
             else:
                 raise TraceFormatError("no such file or directory", path=str(self.path))
-            self._pf = _open_parquet(self._table_path("accesses"))
+            self._pf = self._open_table("accesses")
             missing = [c for c in schema.ACCESS_REQUIRED if c not in self._pf.schema_arrow.names]
             if missing:
                 raise TraceFormatError(
@@ -77,6 +78,12 @@ class Trace:
             return self.path / f"{kind}.parquet"
         return self.path
 
+    def _open_table(self, kind: str):
+        """A ParquetFile, or a :class:`PartitionedTable` for a trace partitioned by launch."""
+        if self.layout == "tkt" and (self.path / kind).is_dir():
+            return PartitionedTable(self.path / kind)
+        return _open_parquet(self._table_path(kind))
+
     @cached_property
     def _small(self) -> dict[str, pa.Table]:
         if self._mem is not None:
@@ -89,7 +96,7 @@ class Trace:
         out = {}
         for kind in ("launches", "sites", "instructions"):
             p = self._table_path(kind)
-            if not p.exists():
+            if not p.exists() and not (self.path / kind).is_dir():
                 out[kind] = schema.empty(kind)
             elif kind == "instructions":
                 continue  # read lazily: can be large
@@ -110,7 +117,7 @@ class Trace:
     def instructions(self) -> pa.Table:
         if "instructions" in self._small:
             return self._small["instructions"]
-        return store.conform(_open_parquet(self._table_path("instructions")).read(), "instructions")
+        return store.conform(self._open_table("instructions").read(), "instructions")
 
     @property
     def accesses(self) -> pa.Table:
@@ -130,13 +137,15 @@ class Trace:
         return self._pf.metadata.num_rows
 
     def iter_batches(self, table: str = "accesses", *, columns: list[str] | None = None,
-                     batch_size: int = 1 << 20, cast: bool = True) -> Iterator[pa.RecordBatch]:
+                     batch_size: int = 1 << 20, cast: bool = True,
+                     launches: Iterable[int] | None = None) -> Iterator[pa.RecordBatch]:
         """Stream a table in record batches of at most ``batch_size`` rows.
 
         Batches of ``accesses``/``instructions`` come in stored order and with the
         canonical types of the columns asked for.  ``cast=False`` hands over the
         columns as stored, which lets the validator report a bad value by row
-        instead of failing on the first cast.
+        instead of failing on the first cast.  ``launches`` keeps only those
+        launches' rows and skips the row groups (or partition files) without them.
         """
         if table not in ("accesses", "instructions"):
             yield from self._small[table].to_batches(max_chunksize=batch_size)
@@ -144,15 +153,20 @@ class Trace:
         target = schema.TABLES[table]
         if self._mem is not None or (table == "instructions" and self.layout == "parquet"):
             t = self.accesses if table == "accesses" else self.instructions
+            if launches is not None:
+                t = t.filter(pa.compute.is_in(t["launch"], pa.array(sorted(launches), pa.int32())))
             if columns:
                 t = t.select(columns)
             yield from t.to_batches(max_chunksize=batch_size)
             return
-        pf = self._pf if table == "accesses" else _open_parquet(self._table_path(table))
+        pf = self._pf if table == "accesses" else self._open_table(table)
         present = pf.schema_arrow.names
         cols = columns or [f.name for f in target if f.name in present]
         sub = pa.schema([target.field(c) for c in cols])
-        for batch in pf.iter_batches(batch_size=batch_size, columns=[c for c in cols if c in present]):
+        read = [c for c in cols if c in present]
+        batches = (pf.iter_batches(batch_size=batch_size, columns=read) if launches is None else
+                   launch_batches(pf, launches, batch_size=batch_size, columns=read))
+        for batch in batches:
             if not cast or batch.schema.equals(sub):
                 yield batch
             else:

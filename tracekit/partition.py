@@ -1,0 +1,218 @@
+"""Traces partitioned by launch: one Parquet file per launch, so a reader opens only its part.
+
+Layout (a ``.tkt`` directory whose big tables are directories)::
+
+    NAME.tkt/
+      manifest.json                     {"layout": "partitioned", "partition_by": "launch", ...}
+      launches.parquet  sites.parquet
+      accesses/launch=0/part-0.parquet  accesses/launch=1/part-0.parquet ...
+      instructions/launch=0/part-0.parquet ...
+
+Each part keeps the ``launch`` column (the directory name repeats it, hive style,
+so pyarrow.dataset and Spark can read the tree too).  :class:`PartitionedTable`
+gives :class:`tracekit.trace.Trace` the few ParquetFile methods it uses, over all
+parts in launch order; :func:`launch_batches` streams only chosen launches from
+either a plain Parquet file (skipping row groups by their launch statistics) or a
+partitioned table (opening only those launches' files).  Dask workers that
+analyse a launch therefore read that launch's bytes and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from . import schema, store
+from .errors import TraceFormatError
+
+_PART_RE = re.compile(r"^launch=(-?\d+)$")
+
+
+@dataclass(frozen=True)
+class _Meta:
+    num_rows: int
+
+
+class PartitionedTable:
+    """One table stored as ``launch=K/part-*.parquet`` files, read as one (ParquetFile-like)."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        parts: dict[int, list[Path]] = {}
+        for d in self.root.iterdir():
+            m = _PART_RE.match(d.name)
+            if m and d.is_dir():
+                parts[int(m.group(1))] = sorted(d.glob("*.parquet"))
+        self.parts = {k: parts[k] for k in sorted(parts)}
+        self._files: dict[Path, pq.ParquetFile] = {}
+
+    def _pf(self, path: Path) -> pq.ParquetFile:
+        pf = self._files.get(path)
+        if pf is None:
+            from .trace import _open_parquet  # the same clear errors for a damaged part
+            pf = self._files[path] = _open_parquet(path)
+        return pf
+
+    def files(self, launches: Iterable[int] | None = None) -> list[Path]:
+        keep = None if launches is None else {int(x) for x in launches}
+        return [p for k, ps in self.parts.items() if keep is None or k in keep for p in ps]
+
+    @property
+    def launches(self) -> list[int]:
+        return list(self.parts)
+
+    @property
+    def schema_arrow(self) -> pa.Schema:
+        files = self.files()
+        if not files:
+            kind = self.root.name
+            return schema.TABLES[kind] if kind in schema.TABLES else schema.ACCESSES
+        return self._pf(files[0]).schema_arrow
+
+    @property
+    def metadata(self) -> _Meta:
+        return _Meta(sum(self._pf(p).metadata.num_rows for p in self.files()))
+
+    def read(self, columns: list[str] | None = None) -> pa.Table:
+        tables = [self._pf(p).read(columns=columns) for p in self.files()]
+        if not tables:
+            empty = self.schema_arrow.empty_table()
+            return empty.select(columns) if columns else empty
+        return pa.concat_tables(tables, promote_options="permissive")
+
+    def iter_batches(self, batch_size: int = 1 << 20, columns: list[str] | None = None,
+                     launches: Iterable[int] | None = None) -> Iterator[pa.RecordBatch]:
+        for p in self.files(launches):
+            yield from self._pf(p).iter_batches(batch_size=batch_size, columns=columns)
+
+
+def is_partitioned(path: Path) -> bool:
+    return (Path(path) / "accesses").is_dir()
+
+
+def _row_groups(pf: pq.ParquetFile, wanted: set[int]) -> tuple[list[int], list[bool]]:
+    """Row groups that may hold a wanted launch, and whether each holds only wanted launches."""
+    names = pf.schema_arrow.names
+    if "launch" not in names:
+        return list(range(pf.num_row_groups)), [False] * pf.num_row_groups
+    col = pf.metadata.schema.to_arrow_schema().get_field_index("launch")
+    keep, pure = [], []
+    lo_w, hi_w = min(wanted), max(wanted)
+    for i in range(pf.num_row_groups):
+        st = pf.metadata.row_group(i).column(col).statistics
+        if st is None or not st.has_min_max:
+            keep.append(i)
+            pure.append(False)
+            continue
+        lo, hi = int(st.min), int(st.max)
+        if hi < lo_w or lo > hi_w or not any(lo <= w <= hi for w in wanted):
+            continue
+        keep.append(i)
+        pure.append(lo == hi and lo in wanted)
+    return keep, pure
+
+
+def launch_batches(pf, launches: Iterable[int], *, batch_size: int = 1 << 20,
+                   columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
+    """Stream the rows of ``launches`` only, in stored order, reading as little as possible."""
+    wanted = {int(x) for x in launches}
+    if not wanted:
+        return
+    read_cols = columns if columns is None or "launch" in columns else [*columns, "launch"]
+    if isinstance(pf, PartitionedTable):
+        batches = ((b, True) for b in pf.iter_batches(batch_size, read_cols, launches=wanted))
+    else:
+        groups, pure = _row_groups(pf, wanted)
+        batches = _by_group(pf, groups, pure, batch_size, read_cols)
+    keys = pa.array(sorted(wanted), pa.int32())
+    for batch, whole in batches:
+        if not whole:
+            batch = batch.filter(pc.is_in(batch.column("launch"), keys))
+        if columns is not None and read_cols is not columns:
+            batch = batch.select(columns)
+        if batch.num_rows:
+            yield batch
+
+
+def _by_group(pf: pq.ParquetFile, groups: list[int], pure: list[bool], batch_size: int, columns):
+    # consecutive row groups of the same kind are read in one call
+    i = 0
+    while i < len(groups):
+        j = i
+        while j + 1 < len(groups) and groups[j + 1] == groups[j] + 1 and pure[j + 1] == pure[i]:
+            j += 1
+        for b in pf.iter_batches(batch_size=batch_size, columns=columns, row_groups=groups[i:j + 1]):
+            yield b, pure[i]
+        i = j + 1
+
+
+# -- writing ----------------------------------------------------------------------
+
+def write_partitioned(src, dst: str | os.PathLike, *, batch_rows: int = 1 << 20) -> Path:
+    """Copy the trace ``src`` (a path or a Trace) to ``dst`` partitioned by launch; returns ``dst``.
+
+    Streams: at most one batch per table is in memory, plus one open writer per
+    launch seen so far.  Like every writer here it works under a temporary name
+    and renames into place only when complete.
+    """
+    from .trace import Trace, open_trace
+
+    trace = src if isinstance(src, Trace) else open_trace(src)
+    dst = Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".part", dir=dst.parent))
+    writers: dict[tuple[str, int], pq.ParquetWriter] = {}
+    rows = {"accesses": 0, "instructions": 0}
+    try:
+        for kind in ("accesses", "instructions"):
+            target = schema.TABLES[kind]
+            (tmp / kind).mkdir()
+            for batch in trace.iter_batches(kind, batch_size=batch_rows):
+                t = store.conform(batch, kind)
+                launch = t.column("launch")
+                values = pc.unique(launch).to_pylist()
+                for value in values:
+                    part = t if len(values) == 1 else t.filter(pc.equal(launch, value))
+                    w = writers.get((kind, value))
+                    if w is None:
+                        d = tmp / kind / f"launch={value}"
+                        d.mkdir()
+                        w = writers[(kind, value)] = pq.ParquetWriter(
+                            d / "part-0.parquet", target, **store._parquet_options(target))
+                    w.write_table(part, row_group_size=batch_rows)
+                rows[kind] += t.num_rows
+        for w in writers.values():
+            w.close()
+        writers.clear()
+        for kind in ("launches", "sites"):
+            t = getattr(trace, kind)
+            pq.write_table(t, tmp / f"{kind}.parquet", **store._parquet_options(t.schema))
+        (tmp / store.MANIFEST).write_text(json.dumps(
+            {"format": "tracekit-trace", "version": schema.FORMAT_VERSION, "layout": "partitioned",
+             "partition_by": "launch", "rows": rows}, indent=1) + "\n")
+        store._replace(tmp, dst)
+    except BaseException:
+        for w in writers.values():
+            try:
+                w.close()
+            except Exception:  # noqa: BLE001 - best effort while unwinding
+                pass
+        import shutil
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return dst
+
+
+def check_partition_by(value: str) -> str:
+    if value != "launch":
+        raise TraceFormatError(f"cannot partition by '{value}': only 'launch' is supported")
+    return value
