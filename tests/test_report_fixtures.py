@@ -154,6 +154,9 @@ def test_checklist_is_sorted_and_gains_read_in_every_shape():
                       "sites": [["a.cl", "7"]], "evidence": [("k", 1.23456)]})
     assert (f.severity, f.gain_s, f.gain_fraction, f.sites, f.evidence) == \
         ("low", 2e-3, 0.5, [("a.cl", 7)], [("k", "1.235")])
+    f = finding_view({"evidence": {"sites": [{"site": 4, "conflict_degree_mean": 4.0}],
+                                   "padding_hint": "pad"}})
+    assert f.evidence == [("sites", "site 4, conflict degree mean 4"), ("padding hint", "pad")]
 
 
 def test_error_target_and_missing_numbers_do_not_break_the_model():
@@ -168,5 +171,15 @@ def test_error_target_and_missing_numbers_do_not_break_the_model():
 
 
 def test_assumptions_include_base_and_target_items():
-    topics = [t for t, _ in sample_model().assumptions]
-    assert "Coalescing" in topics and "powervr-g6400: banks" in topics
+    model = sample_model()
+    assert "Coalescing" in [t for t, _ in model.assumptions]
+    assert model.target_assumptions[0] == ("powervr-g6400",
+                                           [("banks", "bank rule assumed for powervr-g6400")])
+
+
+def test_target_assumptions_merge_fields_that_share_a_text():
+    from tracekit.report.methods import target_assumptions
+    rows = target_assumptions({"alu_cycles.math_sin": "class price", "alu_cycles.math_cos": "class price",
+                               "caches.L1.ways": "4-way assumed", "simd.width": "class price"})
+    assert rows == [("alu_cycles.{math_sin, math_cos}, simd.width", "class price"),
+                    ("caches.L1.ways", "4-way assumed")]

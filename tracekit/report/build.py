@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import __version__
 from .inputs import as_dict, dig, first, integer, launch_results, num, records
-from .methods import base_assumptions
+from .methods import base_assumptions, target_assumptions
 from .model import (
     VERDICTS,
     CacheView,
@@ -95,7 +95,7 @@ def finding_view(f: Any) -> FindingView:
     d = as_dict(f)
     ev = d.get("evidence")
     if isinstance(ev, Mapping):
-        evidence = [(str(k), _show(v)) for k, v in ev.items()]
+        evidence = [(str(k).replace("_", " "), _show(v)) for k, v in ev.items()]
     elif isinstance(ev, (list, tuple)):
         evidence = [(str(e[0]), _show(e[1])) if isinstance(e, (list, tuple)) and len(e) == 2
                     else ("", _show(e)) for e in ev]
@@ -122,8 +122,15 @@ def finding_view(f: Any) -> FindingView:
 
 
 def _show(v: Any) -> str:
+    """Evidence values as a reader wants them: numbers rounded, records as ``key value`` lists."""
+    if isinstance(v, bool) or v is None:
+        return str(v).lower() if v is not None else "–"
     if isinstance(v, float):
         return f"{v:.4g}"
+    if isinstance(v, Mapping):
+        return ", ".join(f"{str(k).replace('_', ' ')} {_show(x)}" for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return "; ".join(_show(x) for x in v)
     return str(v)
 
 
@@ -212,7 +219,7 @@ def build_report_model(trace_summary: Mapping, results_by_target: Mapping[str, A
         if tobj is None and isinstance(rdict.get("target"), Mapping):
             tobj = rdict["target"]
         infos.append(_target_info(name, tobj))
-        extra_assumptions += _assumption_items(name, rdict.get("assumptions"), tobj)
+        extra_assumptions.append((name, target_assumptions(rdict.get("assumptions"), tobj)))
         for r in launch_results(result):
             launch = integer(r.get("launch")) or 0
             if launch not in sections:
@@ -225,23 +232,8 @@ def build_report_model(trace_summary: Mapping, results_by_target: Mapping[str, A
     path = str(trace_summary.get("path", ""))
     return ReportModel(title=title or "tracekit report", trace_path=path, tool_version=__version__,
                        targets=infos, kernels=kernels,
-                       assumptions=base_assumptions() + extra_assumptions)
-
-
-def _assumption_items(target: str, value: Any, tobj: Any) -> list[tuple[str, str]]:
-    items: list[tuple[str, str]] = []
-    sources = [value, getattr(tobj, "assumptions", None) if tobj is not None else None]
-    for src in sources:
-        if isinstance(src, Mapping):
-            items += [(f"{target}: {k}", str(v)) for k, v in sorted(src.items())]
-        elif isinstance(src, (list, tuple)):
-            items += [(target, str(v)) for v in src]
-    seen, out = set(), []
-    for item in items:
-        if item not in seen:
-            seen.add(item)
-            out.append(item)
-    return out
+                       assumptions=base_assumptions(),
+                       target_assumptions=[(n, items) for n, items in extra_assumptions if items])
 
 
 __all__ = ["build_report_model", "summarize_trace", "finding_view", "HotSite", "SourceLine",

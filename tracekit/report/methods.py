@@ -7,6 +7,9 @@ account with derivations is docs/model.md.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 _BASE = (
     ("What is replayed",
      "Numbers come from replaying the recorded trace on a model of each GPU; nothing runs on the "
@@ -45,3 +48,35 @@ _BASE = (
 
 def base_assumptions() -> list[tuple[str, str]]:
     return list(_BASE)
+
+
+def _fields(keys: list[str]) -> str:
+    """``a.b.x, a.b.y, c`` shown as ``a.b.{x, y}, c``: short enough for a table cell."""
+    groups: dict[str, list[str]] = {}
+    for key in keys:
+        prefix, _, leaf = key.rpartition(".")
+        groups.setdefault(prefix, []).append(leaf)
+    parts = []
+    for prefix, leaves in groups.items():
+        inner = leaves[0] if len(leaves) == 1 else "{" + ", ".join(leaves) + "}"
+        parts.append(f"{prefix}.{inner}" if prefix else inner)
+    return ", ".join(parts)
+
+
+def target_assumptions(value: Any, target: Any = None) -> list[tuple[str, str]]:
+    """A target's assumptions as (fields, text), fields sharing one text merged into one row.
+
+    ``value`` is the analysis result's own list or mapping; ``target`` the Target
+    whose file says what it assumed where its sources are silent.
+    """
+    by_text: dict[str, list[str]] = {}
+    for src in (value, getattr(target, "assumptions", None)):
+        if isinstance(src, Mapping):
+            for key, text in src.items():
+                keys = by_text.setdefault(str(text), [])
+                if str(key) not in keys:
+                    keys.append(str(key))
+        elif isinstance(src, (list, tuple)):
+            for text in src:
+                by_text.setdefault(str(text), [])
+    return [(_fields(keys), text) for text, keys in by_text.items()]

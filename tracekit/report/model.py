@@ -195,6 +195,8 @@ class ReportModel:
     targets: list[TargetInfo]
     kernels: list[KernelSection]
     assumptions: list[tuple[str, str]]
+    #: Per target: (fields, what its file assumed where the sources are silent).
+    target_assumptions: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
