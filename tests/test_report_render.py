@@ -82,8 +82,11 @@ def test_render_report_writes_atomically(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["r.html"]        # no temporary left behind
     with pytest.raises(TracekitError, match="unknown report format"):
         render_report(sample_model(), "docx", tmp_path / "r.docx")
-    with pytest.raises(TracekitError, match="output folder does not exist"):
-        render_report(sample_model(), "html", tmp_path / "missing" / "r.html")
+    nested = render_report(sample_model(), "html", tmp_path / "new" / "dir" / "r.html")
+    assert nested.read_bytes() == out.read_bytes()
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(TracekitError, match="cannot create the output folder"):
+        render_report(sample_model(), "html", tmp_path / "file" / "r.html")
 
 
 def test_pdf_renders_without_fetching_anything(tmp_path):

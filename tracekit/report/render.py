@@ -84,10 +84,16 @@ def render_pdf_bytes(html: str, fetcher: RefusingFetcher | None = None) -> bytes
 
 
 def write_atomic(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to a temporary file beside ``path`` and rename it into place."""
+    """Write ``data`` to a temporary file beside ``path`` and rename it into place.
+
+    Missing parent folders are created, as the JSON writer of ``tracekit analyze`` does.
+    """
     path = Path(path)
-    if path.parent and not path.parent.exists():
-        raise TracekitError("the output folder does not exist", path=str(path.parent))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TracekitError(f"cannot create the output folder ({exc.strerror})",
+                            path=str(path.parent)) from None
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
         with os.fdopen(fd, "wb") as fh:
