@@ -114,6 +114,7 @@ struct ThreadState
 {
   int32_t launch = -1;
   bool recording = false;
+  uint32_t lastSite = 0;
   uint64_t group = 0;
   std::vector<ItemState> items;
   const WorkItem* lastItem = nullptr;
@@ -162,8 +163,14 @@ public:
   {
     if (!tls.recording)
       return;
-    uint32_t s = m_sites.find(inst);
-    if (s == SiteMap::NONE || !m_siteCounted[s])
+    // Straight-line code runs site after site: try the successor of the last one first.
+    uint32_t s = tls.lastSite + 1;
+    if (s >= m_sites.size() || m_sites.instructions()[s] != inst)
+      s = m_sites.find(inst);
+    if (s == SiteMap::NONE)
+      return;
+    tls.lastSite = s;
+    if (!m_siteCounted[s])
       return;
     ItemState* st = itemOf(wi);
     if (st->counts[s]++ == 0)
@@ -241,7 +248,10 @@ void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t s
 {
   ItemState* st = itemOf(wi);
   const llvm::Instruction* inst = wi->getCurrentInstruction();
-  uint32_t site = inst ? m_sites.find(inst) : SiteMap::NONE;
+  // The access belongs to the instruction after the last one counted, as a rule.
+  uint32_t site = tls.lastSite + 1;
+  if (site >= m_sites.size() || m_sites.instructions()[site] != inst)
+    site = inst ? m_sites.find(inst) : SiteMap::NONE;
   unsigned as = m->getAddressSpace();
   AccessRec r;
   r.site = site;

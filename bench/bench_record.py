@@ -1,0 +1,80 @@
+"""Recorder overhead: the same kernel launch run on plain Oclgrind and recorded.
+
+For each kernel the plain run (the launch host under ``oclgrind``, no plugin)
+and the recorded run (:func:`tracekit.recorder.record_kernel`: plugin, pipe,
+conversion, Parquet) alternate ``REPEAT`` times; the fastest of each is kept,
+which filters out other load on the machine.  Budgets: recording takes at most
+1.3x the plain run, and the trace at most 4 bytes per access on disk.
+
+Last line: ``RESULT name=record overhead_ratio=... bytes_per_access=...``, the
+worst ratio and the worst bytes/access over the kernels.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tracekit.recorder import record_kernel, toolchain  # noqa: E402
+from tracekit.recorder.kernel import parse_dims, plain_command  # noqa: E402
+
+KERNELS = ROOT / "sample_traces" / "kernels"
+REPEAT = 3
+N = 96
+CASES = [
+    # (label, file, kernel, global, local, args): a compute loop with a load pair per step,
+    # and the worst case for the recorder, three accesses per dozen instructions.
+    ("matmul_naive", "matmul.cl", "matmul_naive", f"{N},{N}", "16,16",
+     [f"float[{N * N}]=rand:1", f"float[{N * N}]=rand:2", f"float[{N * N}]", f"int:{N}"]),
+    ("vector_add", "vector_add.cl", "vector_add", "262144", "64",
+     ["float[262144]=rand:1", "float[262144]=range", "float[262144]", "int:262144"]),
+]
+
+
+def du(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def run_case(label, file, kernel, gsize, lsize, args, tmp: Path) -> tuple[float, float]:
+    src = KERNELS / file
+    plain_cmd = plain_command(src, kernel, tmp, global_size=parse_dims(gsize, "global"),
+                              local_size=parse_dims(lsize, "local"), args=args)
+    plain, recorded, accesses = [], [], 0
+    out = tmp / f"{label}.tkt"
+    for _ in range(REPEAT):
+        t0 = time.perf_counter()
+        subprocess.run(plain_cmd, check=True, stdout=subprocess.DEVNULL)
+        plain.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        r = record_kernel(src, kernel, global_size=gsize, local_size=lsize, args=args, out=out)
+        recorded.append(time.perf_counter() - t0)
+        accesses = r.accesses
+    ratio = min(recorded) / min(plain)
+    bpa = du(out) / accesses
+    print(f"{label:14s} accesses {accesses:>10,}  plain {min(plain):6.2f} s  "
+          f"recorded {min(recorded):6.2f} s  "
+          f"ratio {ratio:4.2f} (budget 1.3)  trace {du(out):>10,} B = {bpa:.3f} B/access (budget 4)")
+    return ratio, bpa
+
+
+def main() -> int:
+    toolchain.plugin_path()
+    toolchain.host_path()
+    results = []
+    with tempfile.TemporaryDirectory(prefix="bench-record-") as tmp:
+        for case in CASES:
+            results.append(run_case(*case, Path(tmp)))
+    ratio = max(r for r, _ in results)
+    bpa = max(b for _, b in results)
+    print(f"RESULT name=record overhead_ratio={ratio:.2f} bytes_per_access={bpa:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
