@@ -7,6 +7,7 @@ import typer
 
 def register_all(app: typer.Typer) -> None:
     from . import analyze as analyze_cmds
+    from . import calibrate as calibrate_cmds
     from . import compare as compare_cmds
     from . import jobs as jobs_cmds
     from . import record as record_cmds
@@ -19,3 +20,4 @@ def register_all(app: typer.Typer) -> None:
     compare_cmds.register(app)
     record_cmds.register(app)
     analyze_cmds.register(app)
+    calibrate_cmds.register(app)
