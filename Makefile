@@ -14,6 +14,8 @@ RECORD_DEBS  := oclgrind liboclgrind-dev llvm-14-dev opencl-headers ocl-icd-open
 TEST_DEBS    := poppler-utils chromium
 
 DEMO_OUT ?= out/demo
+DEMO_TRACE ?= sample_traces/transpose_tiled.tkt
+DEMO_TARGETS ?= --target powervr-g6400 --target adreno-640 --target intel-hd530
 
 .PHONY: demo test lint setup setup-test system system-test samples bench clean
 
@@ -40,8 +42,12 @@ test: setup-test lint
 	$(BIN)/python -m pytest -q
 
 demo: setup
-	$(BIN)/tracekit info sample_traces/vector_add.tkt
-	$(BIN)/tracekit validate sample_traces/vector_add.tkt
+	@mkdir -p $(DEMO_OUT)
+	$(BIN)/tracekit info $(DEMO_TRACE)
+	$(BIN)/tracekit analyze $(DEMO_TRACE) $(DEMO_TARGETS) --format json -o $(DEMO_OUT)/report.json
+	$(BIN)/tracekit analyze $(DEMO_TRACE) $(DEMO_TARGETS) --format html -o $(DEMO_OUT)/report.html
+	$(BIN)/tracekit analyze $(DEMO_TRACE) $(DEMO_TARGETS) --format pdf -o $(DEMO_OUT)/report.pdf
+	@echo "demo report: $(DEMO_OUT)/report.html and $(DEMO_OUT)/report.pdf"
 
 samples: setup
 	$(BIN)/python sample_traces/record_all.py
