@@ -190,9 +190,10 @@ def test_missing_toolchain_names_packages(monkeypatch):
         toolchain.find_toolchain.cache_clear()
 
 
-def test_launch_metadata_is_json(tmp_path):
-    out = tmp_path / "m.tkt"
+def test_single_file_layout_and_metadata_json(tmp_path):
+    out = tmp_path / "m.parquet"
     record_kernel(VADD, "vector_add", global_size="64", args=VADD_ARGS, out=out)
     raw = open_trace(out).launches["metadata"][0].as_py()
     meta = json.loads(raw)
     assert meta["status"] == "ok" and meta["arg_specs"] == VADD_ARGS
+    assert out.is_file() and open_trace(out).num_accesses == 3 * 64
