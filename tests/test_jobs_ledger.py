@@ -116,3 +116,22 @@ def test_lock_refuses_a_second_run_and_dies_with_its_holder(tmp_path):
         time.sleep(0.05)
     with RunLock(ledger):                                 # the kernel released it: no stale lock
         assert (RunLock(ledger).held_by() or "").startswith(f"pid {os.getpid()},")
+
+
+def test_tables_are_rich_on_a_terminal_and_plain_otherwise():
+    import io
+
+    from tracekit.jobs.tables import fmt_change, fmt_time, show_table
+
+    rows = [["nightly", "vector_add", fmt_time(5.12e-6)], ["ci", "transpose_naive", fmt_time(None)]]
+    plain, rich = io.StringIO(), io.StringIO()
+    show_table("results", ["job", "kernel", "time"], rows, file=plain, terminal=False)
+    show_table("results", ["job", "kernel", "time"], rows, file=rich, terminal=True)
+    lines = plain.getvalue().splitlines()
+    assert lines[0] == "results"
+    assert lines[1].split() == ["job", "kernel", "time"]
+    assert lines[2].split() == ["nightly", "vector_add", "5.12", "us"]
+    assert lines[1].index("kernel") == lines[2].index("vector_add")      # aligned columns
+    assert not any(ch in plain.getvalue() for ch in "│┃━")
+    assert "┃" in rich.getvalue() or "│" in rich.getvalue()
+    assert fmt_change(0.25) == "+25.0%" and fmt_change(float("inf")) == "new"

@@ -208,3 +208,39 @@ def test_sigkill_mid_run_then_rerun_finishes_with_nothing_lost_or_duplicated(tmp
         doc = json.loads((tmp_path / f"reports/{name}.json").read_text())
         assert set(doc["targets"]) == set(TARGETS)
     assert not [p for p in (tmp_path / "reports").iterdir() if p.name.startswith(".")]
+
+
+def test_missing_reports_partials_and_force_never_duplicate_rows(tmp_path, capsys):
+    jobs = make_jobs(tmp_path, formats=("json",))
+    vector_add(tmp_path / "traces/a.tkt", n=256)
+    vector_add(tmp_path / "traces/b.tkt", n=256, kernel="other")
+    assert cli("jobs", "run", str(jobs)) == 0
+    first = (tmp_path / "reports/a.json").read_text()
+    (tmp_path / "reports/a.json").unlink()                      # someone deleted a report
+    stale = tmp_path / "reports/.b.json.part-99999.json"         # a killed writer's leftover
+    stale.write_text("{")
+    capsys.readouterr()
+    assert cli("jobs", "run", str(jobs)) == 0
+    captured = capsys.readouterr()
+    assert "1 processed, 1 unchanged" in captured.out and "removed 1 partial report" in captured.err
+    assert (tmp_path / "reports/a.json").read_text() == first    # deterministic: the same report again
+    assert not stale.exists()
+    assert cli("jobs", "run", str(jobs), "--force") == 0
+    assert "2 processed, 0 unchanged" in capsys.readouterr().out
+    assert rows(tmp_path, "SELECT COUNT(*) FROM traces") == [(2,)]
+    assert rows(tmp_path, "SELECT COUNT(*) FROM results") == [(2 * len(TARGETS),)]
+
+
+def test_a_launch_too_big_for_one_target_is_an_error_row_for_that_target_only(tmp_path, capsys):
+    from tracekit.targets import load_target
+
+    limits = {t: load_target(t).occupancy.max_work_group_size for t in TARGETS}
+    small, big = min(limits, key=limits.get), max(limits, key=limits.get)
+    if limits[small] == limits[big]:
+        pytest.skip("the chosen targets share one work-group limit")
+    jobs = make_jobs(tmp_path, formats=("json",))
+    vector_add(tmp_path / "traces/wide.tkt", n=2 * limits[big], local=limits[big])
+    assert cli("jobs", "run", str(jobs)) == 0
+    got = dict((t, (s, e)) for t, s, e in rows(tmp_path, "SELECT target, status, error FROM results"))
+    assert got[big][0] == "ok" and got[small][0] == "error" and got[small][1]
+    assert "1 not analysable" in capsys.readouterr().err
