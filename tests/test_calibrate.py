@@ -1,0 +1,144 @@
+"""Calibration: the H200 measurements, the comparison logic, and the end-to-end command."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tracekit.calibrate import Calibration, calibrate, compare, default_sol_path, measured_frame
+from tracekit.foreign.ncu import read_ncu_raw, read_ncu_sol
+from tracekit.trace import open_trace
+
+H200 = Path(__file__).parent / "data" / "h200"
+RAW, SOL = H200 / "ncu_raw.csv", H200 / "ncu_sol.csv"
+TWINS = H200 / "twins" / "twins.tkt"
+
+
+@pytest.fixture(scope="module")
+def measured():
+    return measured_frame(read_ncu_raw(RAW), read_ncu_sol(SOL))
+
+
+def test_measured_side_matches_the_kernels_design(measured):
+    m = measured.set_index("ncu_id")
+    coalesced = m[(m.kernel == "copy_coalesced") & (m.block == (256, 1, 1))]
+    assert (coalesced["sectors_per_request"] == 4).all()  # 32 lanes x 4 bytes = four 32-byte sectors
+    strided = m[m.kernel == "copy_strided"]["sectors_per_request"].tolist()
+    assert strided == [8, 16, 32, 32]  # strides 2, 4, 8, 32 floats: one sector per lane from stride 8 on
+    # shared_stride: strides 1,2,4,8,16,32 give that many wavefronts; 33 is conflict-free again
+    wf = m[m.kernel == "shared_stride"]["shared_wavefronts_per_request"].round().tolist()
+    assert wf == [1, 2, 4, 8, 16, 32, 1]
+    # a 100-item block is 4 warps with 100 of 128 lanes used
+    assert m[m.block == (100, 1, 1)]["threads_per_instruction"].iloc[0] == pytest.approx(32 * 100 / 128)
+    assert m[m.kernel == "uniform_all_lanes"]["verdict"].iloc[0] == "alu"
+
+
+def _model_like(measured: pd.DataFrame) -> pd.DataFrame:
+    model = measured.rename(columns={"ncu_id": "launch"}).copy()
+    model["error"] = None
+    return model
+
+
+def test_compare_exact_copy_agrees_everywhere(measured):
+    cal = compare(measured, _model_like(measured), "h200")
+    stats = cal.stats.set_index("quantity")
+    assert (stats["agreement"].dropna() == 1.0).all()
+    assert stats.at["sectors_per_request", "launches"] == len(measured)
+    with_shared = (measured.shared_wavefronts_per_request > 0).sum()
+    assert stats.at["shared_wavefronts_per_request", "launches"] == with_shared
+    assert (cal.frame["launch"] == cal.frame["ncu_id"]).all()
+
+
+def test_compare_tolerances_and_statistics(measured):
+    model = _model_like(measured)
+    model.loc[0, "sectors_per_request"] = 4.5  # 0.5 off: outside 0.05 + 2 %
+    model.loc[1, "threads_per_instruction"] = 32 * 0.96  # 4 % low: within 5 %
+    model.loc[2, "threads_per_instruction"] = 32 * 0.90  # 10 % low: outside
+    model.loc[3, "verdict"] = "alu"
+    cal = compare(measured, model)
+    s = cal.stats.set_index("quantity")
+    n = len(measured)
+    assert s.at["sectors_per_request", "agreement"] == pytest.approx((n - 1) / n)
+    assert s.at["sectors_per_request", "max_abs_error"] == pytest.approx(0.5)
+    assert s.at["sectors_per_request", "mean_abs_error"] == pytest.approx(0.5 / n)
+    assert s.at["threads_per_instruction", "agreement"] == pytest.approx((n - 1) / n)
+    assert s.at["verdict", "agreement"] == pytest.approx((n - 1) / n)
+    wide = cal.wide()
+    assert wide.loc[wide.ncu_id == 0, "sectors_per_request_model"].iloc[0] == 4.5
+    assert len(wide) == n
+
+
+def test_matching_by_shape_then_order(measured):
+    model = _model_like(measured).iloc[::-1].reset_index(drop=True)  # reversed launch order
+    model["launch"] = np.arange(len(model))
+    cal = compare(measured, model)
+    pairs = cal.frame.drop_duplicates("ncu_id").set_index("ncu_id")["launch"]
+    # copy_coalesced launches differ by block size: each goes to the model launch of the same shape
+    by_shape = {tuple(r.block): r.launch for r in model.itertuples() if r.kernel == "copy_coalesced"}
+    for r in measured[measured.kernel == "copy_coalesced"].itertuples():
+        if sum(1 for b in measured[measured.kernel == "copy_coalesced"].block if b == r.block) == 1:
+            assert pairs[r.ncu_id] == by_shape[tuple(r.block)]
+    # equal shapes keep their order: the five fma_chain launches map in sequence
+    fma = [pairs[i] for i in measured[measured.kernel == "fma_chain"].ncu_id]
+    assert fma == sorted(fma)
+
+
+def test_unmatched_launch_has_no_model_side(measured):
+    model = _model_like(measured)
+    model = model[model.kernel != "pointer_chase"]
+    cal = compare(measured, model)
+    row = cal.frame[(cal.frame.kernel == "pointer_chase")]
+    assert row["launch"].isna().all() and row["agree"].isna().all()
+
+
+def test_default_sol_path():
+    assert default_sol_path(RAW) == SOL
+
+
+def test_twins_line_up_with_the_measured_launches(measured):
+    t = open_trace(TWINS)
+    launches = t.launches.to_pandas()
+    assert launches["kernel"].tolist() == measured["kernel"].tolist()
+    groups = [tuple(int(g) // int(b) for g, b in zip(gs, ls, strict=True))
+              for gs, ls in zip(launches.global_size, launches.local_size, strict=True)]
+    assert groups == [tuple(g) for g in measured["grid"]]
+    # the recording script's launch table is the CUDA program's, launch for launch
+    spec = importlib.util.spec_from_file_location("record_twins", H200 / "record_twins.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert [c["kernel"] for c in mod.cases()] == measured["kernel"].tolist()
+
+
+@pytest.fixture(scope="module")
+def end_to_end() -> Calibration:
+    return calibrate(RAW, TWINS, "nvidia-h200", sol=SOL)
+
+
+def test_end_to_end_exact_quantities(end_to_end):
+    s = end_to_end.stats.set_index("quantity")
+    n = len(read_ncu_raw(RAW).frame)
+    assert s.at["sectors_per_request", "launches"] == n
+    assert s.at["sectors_per_request", "agreement"] == 1.0
+    assert s.at["shared_wavefronts_per_request", "agreement"] == 1.0
+    assert s.at["l1_hit_rate", "agreement"] == 1.0
+    assert s.at["verdict", "launches"] == n
+
+
+def test_cli(run_cli, tmp_path):
+    out = tmp_path / "cal.csv"
+    res = run_cli("calibrate", RAW, TWINS, "--target", "nvidia-h200", "--csv", out)
+    assert res.code == 0, res.err
+    assert "agreement" in res.out and "shared_stride" in res.out
+    frame = pd.read_csv(out)
+    assert set(frame["quantity"]) >= {"sectors_per_request", "verdict", "threads_per_instruction"}
+
+
+def test_cli_bad_measured_file(run_cli, tmp_path):
+    p = tmp_path / "x.csv"
+    p.write_text("hello\n")
+    res = run_cli("calibrate", p, TWINS)
+    assert res.code == 2 and "not Nsight Compute CSV output" in res.err
