@@ -153,7 +153,7 @@ def main() -> None:
         print(f"pyarrow scan: {scan['seconds']:7.2f} s  {s_rate / 1e6:6.2f} M rows/s  peak RSS "
               f"{scan['peak_rss_mb']:7.1f} MB (reference)")
         rss_ratio = val["peak_rss_mb"] / scan["peak_rss_mb"]
-        print(f"RESULT bench=validate rows={rows} validate_rows_per_s={v_rate:.0f} "
+        print(f"RESULT name=validate rows={rows} validate_rows_per_s={v_rate:.0f} "
               f"peak_rss_mb={val['peak_rss_mb']:.0f} scan_rows_per_s={s_rate:.0f} "
               f"speed_vs_scan={v_rate / s_rate:.2f} rss_vs_scan={rss_ratio:.2f} "
               f"bytes_per_access={disk / rows:.3f} "
