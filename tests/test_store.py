@@ -133,3 +133,13 @@ def test_manifest_records_rows(make_trace):
     manifest = json.loads((path / "manifest.json").read_text())
     assert manifest["version"] == schema.FORMAT_VERSION
     assert manifest["rows"]["accesses"] == 512
+
+
+@pytest.mark.parametrize("first,second", [("parquet", "tkt"), ("tkt", "parquet")])
+def test_a_layout_can_replace_the_other_at_the_same_path(tmp_path, first, second):
+    path = tmp_path / "either"
+    write_trace(path, access_pattern("vector_add"), layout=first)
+    write_trace(path, access_pattern("strided"), layout=second)
+    t = open_trace(path)
+    assert (t.layout, t.num_accesses) == (second, 512)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["either"]

@@ -200,8 +200,12 @@ class TraceWriter:
 
 
 def _replace(src: Path, dst: Path) -> None:
-    """Move ``src`` to ``dst``; an existing ``dst`` is removed only after the move."""
-    if dst.is_dir() and not dst.is_symlink():
+    """Move ``src`` to ``dst``; an existing ``dst`` is removed only after the move.
+
+    A directory cannot atomically replace a file (or a file a directory), so the
+    old entry is first renamed aside and put back if the move fails.
+    """
+    if (dst.is_dir() and not dst.is_symlink()) or (src.is_dir() and os.path.lexists(dst)):
         old = dst.with_name(f".{dst.name}.old-{os.getpid()}")
         os.replace(dst, old)
         try:
@@ -209,7 +213,10 @@ def _replace(src: Path, dst: Path) -> None:
         except BaseException:
             os.replace(old, dst)
             raise
-        shutil.rmtree(old, ignore_errors=True)
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            old.unlink()
     else:
         os.replace(src, dst)
 
