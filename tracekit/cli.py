@@ -25,7 +25,7 @@ app = typer.Typer(
 )
 register_all(app)
 
-err_console = Console(stderr=True, highlight=False)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def main(argv: list[str] | None = None) -> None:
