@@ -18,6 +18,7 @@ their writer is gone).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sys
 import time
@@ -175,7 +176,6 @@ def _still_good(prev, retry_failed: bool) -> bool:
     """A recorded trace needs no work unless it failed (and retry asked) or a report went missing."""
     if prev["status"] == "failed":
         return not retry_failed
-    import json
     return all(Path(p).exists() for p in json.loads(prev["reports"]))
 
 
@@ -187,8 +187,6 @@ def _regression_check(job: Job):
     and target, from a trace that was itself processed successfully; with
     ``baseline = "trace"`` also from a trace of the same file name.
     """
-    import json
-
     same_name = ("AND t.name = (SELECT name FROM traces WHERE id = "
                  "(SELECT trace_id FROM results WHERE id = ?)) " if job.baseline == "trace"
                  else "AND ? IS NOT NULL ")
