@@ -3,7 +3,9 @@
 For each kernel the plain run (the launch host under ``oclgrind``, no plugin)
 and the recorded run (:func:`tracekit.recorder.record_kernel`: plugin, pipe,
 conversion, Parquet) alternate ``REPEAT`` times; the fastest of each is kept,
-which filters out other load on the machine.  Budgets: recording takes at most
+which filters out other load on the machine.  The CPU time of each part is
+printed too: the wall-clock ratio needs a second core free for the
+conversion.  Budgets: recording takes at most
 1.3x the plain run, and the trace at most 4 bytes per access on disk.
 
 Last line: ``RESULT name=record overhead_ratio=... bytes_per_access=...``, the
@@ -12,6 +14,7 @@ worst ratio and the worst bytes/access over the kernels.
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
 import tempfile
@@ -41,22 +44,35 @@ def du(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def cpu() -> tuple[float, float]:
+    """CPU seconds used so far by (finished children, this process)."""
+    c, s = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
+    return c.ru_utime + c.ru_stime, s.ru_utime + s.ru_stime
+
+
 def run_case(label, file, kernel, gsize, lsize, args, tmp: Path) -> tuple[float, float]:
     src = KERNELS / file
     plain_cmd = plain_command(src, kernel, tmp, global_size=parse_dims(gsize, "global"),
                               local_size=parse_dims(lsize, "local"), args=args)
     plain, recorded, accesses = [], [], 0
+    cpu_plain, cpu_sim, cpu_conv = [], [], []
     out = tmp / f"{label}.tkt"
     for _ in range(REPEAT):
-        t0 = time.perf_counter()
+        c0, t0 = cpu(), time.perf_counter()
         subprocess.run(plain_cmd, check=True, stdout=subprocess.DEVNULL)
         plain.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
+        c1, t0 = cpu(), time.perf_counter()
         r = record_kernel(src, kernel, global_size=gsize, local_size=lsize, args=args, out=out)
         recorded.append(time.perf_counter() - t0)
+        c2 = cpu()
+        cpu_plain.append(c1[0] - c0[0])
+        cpu_sim.append(c2[0] - c1[0])
+        cpu_conv.append(c2[1] - c1[1])
         accesses = r.accesses
     ratio = min(recorded) / min(plain)
     bpa = du(out) / accesses
+    print(f"{label:14s} CPU: plain Oclgrind {min(cpu_plain):.2f} s, "
+          f"Oclgrind with plugin {min(cpu_sim):.2f} s, conversion (this process) {min(cpu_conv):.2f} s")
     print(f"{label:14s} accesses {accesses:>10,}  plain {min(plain):6.2f} s  "
           f"recorded {min(recorded):6.2f} s  "
           f"ratio {ratio:4.2f} (budget 1.3)  trace {du(out):>10,} B = {bpa:.3f} B/access (budget 4)")

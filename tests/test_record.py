@@ -164,3 +164,18 @@ def test_alignment_option_changes_bases(tmp_path):
     layout = json.loads(open_trace(out).launches["metadata"][0].as_py())["layout"]
     bases = [b["base"] for b in layout["global_buffers"]]
     assert layout["alignment"] == 256 and bases[1] - bases[0] == 256 and bases[0] % 4096 == 0
+
+
+def test_same_trace_with_several_oclgrind_threads(tmp_path, monkeypatch):
+    """Work-groups finish out of order on several threads; the trace must not change."""
+    args = ["float[1024]=rand:8", "float[1024]=rand:9", "float[1024]", "int:32"]
+    tables = []
+    for threads in ("1", "4"):
+        monkeypatch.setenv("OCLGRIND_NUM_THREADS", threads)
+        out = tmp_path / f"t{threads}.tkt"
+        record_kernel(KERNELS / "matmul.cl", "matmul_tiled", global_size="32,32", local_size="16,16",
+                      args=args, out=out)
+        t = open_trace(out)
+        tables.append((t.accesses, t.instructions))
+    assert tables[0][0].equals(tables[1][0]) and tables[0][1].equals(tables[1][1])
+    assert sorted(set(tables[0][0]["group"].to_pylist())) == [0, 1, 2, 3]

@@ -120,7 +120,6 @@ struct ThreadState
   const WorkItem* lastItem = nullptr;
   ItemState* lastState = nullptr;
   std::unordered_map<const Memory*, SpaceLayout> layouts;
-  GroupColumns cols;  // the finished group, before it joins the batch
 };
 static thread_local ThreadState tls;
 
@@ -366,33 +365,29 @@ template <typename T> static void putColumn(ByteSink& s, const std::vector<T>& v
   s.pad();
 }
 
-void Recorder::workGroupComplete(const WorkGroup* wg)
+// Appends this thread's finished group to ``g``, column by column, and resets
+// the per-item state for the next group.
+static void appendGroup(GroupColumns& g)
 {
-  if (!tls.recording)
-    return;
-  tls.recording = false;
-  tls.lastItem = nullptr;
   size_t nacc = 0, nins = 0;
   for (ItemState& it : tls.items)
   {
     nacc += it.acc.size();
     nins += it.touched.size();
   }
-  GroupColumns& g = tls.cols;
-  g.clear();
   g.groups.push_back(tls.group);
   g.naccs.push_back(nacc);
   g.ninss.push_back(nins);
-  g.off.resize(nacc);
-  g.aitem.resize(nacc);
-  g.site.resize(nacc);
-  g.buf.resize(nacc);
-  g.size.resize(nacc);
-  g.kind.resize(nacc);
-  g.cnt.resize(nins);
-  g.iitem.resize(nins);
-  g.isite.resize(nins);
-  size_t a = 0, n = 0;
+  size_t a = g.off.size(), n = g.cnt.size();
+  g.off.resize(a + nacc);
+  g.aitem.resize(a + nacc);
+  g.site.resize(a + nacc);
+  g.buf.resize(a + nacc);
+  g.size.resize(a + nacc);
+  g.kind.resize(a + nacc);
+  g.cnt.resize(n + nins);
+  g.iitem.resize(n + nins);
+  g.isite.resize(n + nins);
   for (uint32_t i = 0; i < tls.items.size(); i++)
   {
     ItemState& it = tls.items[i];
@@ -417,18 +412,30 @@ void Recorder::workGroupComplete(const WorkGroup* wg)
     }
     it.touched.clear();
   }
+}
+
+void Recorder::workGroupComplete(const WorkGroup* wg)
+{
+  if (!tls.recording)
+    return;
+  tls.recording = false;
+  tls.lastItem = nullptr;
   std::lock_guard<std::mutex> lock(m_mutex);
   if (tls.group == m_nextGroup && m_pending.empty())
   {
     // the common case: the group everyone waits for goes straight into the batch
-    m_batch.append(g);
+    appendGroup(m_batch);
     m_groupsRecorded++;
     m_nextGroup = m_sampler.next(tls.group + 1);
     if (m_batch.rows() >= BATCH_ROWS)
       emitBatchLocked();
   }
   else
-    m_pending[tls.group] = g;
+  {
+    GroupColumns& g = m_pending[tls.group];
+    g.clear();
+    appendGroup(g);
+  }
   drainLocked(false);
 }
 
