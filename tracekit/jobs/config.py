@@ -119,6 +119,8 @@ class Job:
                         found[p.resolve()] = None
             elif _is_trace_path(path):
                 found[path.resolve()] = None
+            elif not path.is_dir():
+                raise JobsFileError(f"input '{spec}' of job '{self.name}' is gone (looked for {path})")
             else:
                 for p in sorted(path.iterdir()):
                     if _is_trace_path(p) and not p.name.startswith("."):
