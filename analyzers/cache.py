@@ -47,7 +47,7 @@ _SETS, _WAYS, _UBITS, _SBITS, _PERCU, _OFF, _WB, _WA, _SMASK = range(9)
 _LH, _LM, _SH, _SM, _EV = range(5)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _find(tag, base, ways, line):
     # an empty way holds tag -1, so only the tag array is scanned
     for w in range(ways):
@@ -56,20 +56,20 @@ def _find(tag, base, ways, line):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _scan(tag, stamp, base, line, n):
     best = 0
-    best_s = stamp[base]
+    best_s = stamp[base + n]
     for w in range(n):
         if tag[base + w] == line:
             return w
-        if stamp[base + w] < best_s:
+        if stamp[base + n + w] < best_s:
             best = w
-            best_s = stamp[base + w]
+            best_s = stamp[base + n + w]
     return -1 - best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _find_or_victim(tag, stamp, base, ways, line):
     """One pass: the way holding ``line`` (>= 0), else -1 - (least recently used way).
 
@@ -88,25 +88,25 @@ def _find_or_victim(tag, stamp, base, ways, line):
     return _scan(tag, stamp, base, line, ways)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _victim(stamp, base, ways):
     # empty ways carry stamp -1 and so are taken first
     best = 0
-    best_s = stamp[base]
+    best_s = stamp[base + ways]
     for w in range(1, ways):
-        if stamp[base + w] < best_s:
+        if stamp[base + ways + w] < best_s:
             best = w
-            best_s = stamp[base + w]
+            best_s = stamp[base + ways + w]
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _set_of(line, sets, smask):
     # a mask when the set count is a power of two: integer modulo costs tens of cycles
     return line & smask if smask >= 0 else line % sets
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _split(stack, sp, op, lvl, a, ln, first, last, ub):
     for u in range(last, first - 1, -1):  # pushed in reverse so the lowest unit runs first
         lo = max(a, u << ub)
@@ -119,7 +119,7 @@ def _split(stack, sp, op, lvl, a, ln, first, last, ub):
     return sp
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, sp, cu, touch_lru, counting):
     """Process the work stack until empty (depth first, like pycachesim's recursion)."""
     nlev = cfg.shape[0]
@@ -145,16 +145,16 @@ def _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, sp, cu, tou
         line = u >> sbits
         bit = np.int64(1) << (u & ((np.int64(1) << sbits) - 1))
         inst = cu if cfg[lvl, _PERCU] != 0 else 0
-        base = cfg[lvl, _OFF] + (inst * sets + _set_of(line, sets, cfg[lvl, _SMASK])) * ways
+        base = cfg[lvl, _OFF] + (inst * sets + _set_of(line, sets, cfg[lvl, _SMASK])) * 4 * ways
         w = _find(tag, base, ways, line)
-        present = w >= 0 and (valid[base + w] & bit) != 0
+        present = w >= 0 and (valid[base + 2 * ways + w] & bit) != 0
         wb = cfg[lvl, _WB] != 0
         if op == LOAD:
             if present:
                 if counting:
                     stats[lvl, _LH] += 1
                 clock[0] += 1
-                stamp[base + w] = clock[0]
+                stamp[base + ways + w] = clock[0]
                 continue
             if counting:
                 stats[lvl, _LM] += 1
@@ -166,9 +166,9 @@ def _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, sp, cu, tou
                     stats[lvl, _SH] += 1
                 if touch_lru:
                     clock[0] += 1
-                    stamp[base + w] = clock[0]
+                    stamp[base + ways + w] = clock[0]
                 if wb:
-                    dirty[base + w] |= bit
+                    dirty[base + 3 * ways + w] |= bit
                 else:
                     stack[sp, 0] = STORE
                     stack[sp, 1] = lvl + 1
@@ -200,15 +200,15 @@ def _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, sp, cu, tou
         # allocate (or complete a sector) -- state changes now, lower-level work via the stack
         clock[0] += 1
         if w >= 0:
-            valid[base + w] |= bit
-            dirty[base + w] |= new_dirty
-            stamp[base + w] = clock[0]
+            valid[base + 2 * ways + w] |= bit
+            dirty[base + 3 * ways + w] |= new_dirty
+            stamp[base + ways + w] = clock[0]
         else:
             v = _victim(stamp, base, ways)
-            if valid[base + v] != 0 and wb and dirty[base + v] != 0:
+            if valid[base + 2 * ways + v] != 0 and wb and dirty[base + 3 * ways + v] != 0:
                 if counting:
                     stats[lvl, _EV] += 1
-                d = dirty[base + v]
+                d = dirty[base + 3 * ways + v]
                 nsec = np.int64(1) << sbits
                 for s in range(nsec - 1, -1, -1):  # stores run after the fill below
                     if (d >> s) & 1:
@@ -218,9 +218,9 @@ def _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, sp, cu, tou
                         stack[sp, 3] = np.int64(1) << ub
                         sp += 1
             tag[base + v] = line
-            valid[base + v] = bit
-            dirty[base + v] = new_dirty
-            stamp[base + v] = clock[0]
+            valid[base + 2 * ways + v] = bit
+            dirty[base + 3 * ways + v] = new_dirty
+            stamp[base + ways + v] = clock[0]
         if fill:
             stack[sp, 0] = LOAD
             stack[sp, 1] = lvl + 1
@@ -230,12 +230,12 @@ def _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, sp, cu, tou
     return sp
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _run(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, cus, ops, addrs, lens, touch_lru):
     """Replay a batch of accesses (byte ranges) in order.
 
     ``cus``, ``ops`` and ``lens`` have one entry per access or a single entry for all.
-    A load that fits in one first-level unit walks down the levels in a plain loop
+    A load walks down the levels in a plain loop, one first-level unit at a time
     (while units do not shrink towards DRAM one unit maps onto one unit below); dirty
     victims it displaces are written back afterwards, deepest level first, which is
     the order pycachesim's recursion produces.  Everything else goes through
@@ -245,6 +245,7 @@ def _run(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, cus, ops, add
     pend_lvl = np.zeros(nlev, np.int64)
     pend_tag = np.zeros(nlev, np.int64)
     pend_dirty = np.zeros(nlev, np.int64)
+    reach = np.zeros(nlev + 1, np.int64)  # fast-path walks by the level they stopped at
     ub0 = cfg[0, _UBITS]
     nl = lens.shape[0] > 1
     nc = cus.shape[0] > 1
@@ -254,65 +255,72 @@ def _run(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, cus, ops, add
     last_op = np.int64(-1)
     clk = clock[0]
     for i in range(addrs.shape[0]):
-        a = addrs[i]
         ln = lens[i if nl else 0]
         cu = cus[i if nc else 0]
         op = ops[i if no else 0]
-        if op != LOAD or (a >> ub0) != ((a + ln - 1) >> ub0):
+        if op != LOAD:
             last_op = -1
             stack[0, 0] = op
             stack[0, 1] = 0
-            stack[0, 2] = a
+            stack[0, 2] = addrs[i]
             stack[0, 3] = ln
             clock[0] = clk
             _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, 1, cu, touch_lru, True)
             clk = clock[0]
             continue
-        if a >> ub0 == last_u and cu == last_cu and op == last_op:
-            stats[0, _LH] += 1  # the unit just loaded is still present and already most recent
-            continue
-        last_u = a >> ub0
-        last_cu = cu
-        last_op = op
-        npend = 0
-        lvl = 0
-        while lvl < nlev:
-            ub = cfg[lvl, _UBITS]
-            sbits = cfg[lvl, _SBITS]
-            ways = cfg[lvl, _WAYS]
-            sets = cfg[lvl, _SETS]
-            u = a >> ub
-            line = u >> sbits
-            bit = np.int64(1) << (u & ((np.int64(1) << sbits) - 1))
-            inst = cu if cfg[lvl, _PERCU] != 0 else 0
-            base = cfg[lvl, _OFF] + (inst * sets + _set_of(line, sets, cfg[lvl, _SMASK])) * ways
-            w = _find_or_victim(tag, stamp, base, ways, line)
-            clk += 1
-            if w >= 0 and (sbits == 0 or (valid[base + w] & bit) != 0):
+        # a load walks each first-level unit it touches, lowest first (pycachesim's order)
+        for u0 in range(addrs[i] >> ub0, ((addrs[i] + ln - 1) >> ub0) + 1):
+            if u0 == last_u and cu == last_cu and last_op == LOAD:
+                stats[0, _LH] += 1  # the unit just loaded is still present and already most recent
+                continue
+            last_u = u0
+            last_cu = cu
+            last_op = LOAD
+            a = u0 << ub0
+            npend = 0
+            lvl = 0
+            shrink = False
+            while lvl < nlev:
+                ub = cfg[lvl, _UBITS]
+                sbits = cfg[lvl, _SBITS]
+                ways = cfg[lvl, _WAYS]
+                sets = cfg[lvl, _SETS]
+                u = a >> ub
+                line = u >> sbits
+                bit = np.int64(1) << (u & ((np.int64(1) << sbits) - 1))
+                inst = cu if cfg[lvl, _PERCU] != 0 else 0
+                base = cfg[lvl, _OFF] + (inst * sets + _set_of(line, sets, cfg[lvl, _SMASK])) * 4 * ways
+                w = _find_or_victim(tag, stamp, base, ways, line)
+                clk += 1
+                if w >= 0 and (sbits == 0 or (valid[base + 2 * ways + w] & bit) != 0):
+                    stamp[base + ways + w] = clk
+                    break
+                if w >= 0:
+                    valid[base + 2 * ways + w] |= bit
+                    stamp[base + ways + w] = clk
+                else:
+                    v = base - 1 - w
+                    if dirty[v + 3 * ways] != 0 and valid[v + 2 * ways] != 0 and cfg[lvl, _WB] != 0:
+                        stats[lvl, _EV] += 1
+                        pend_lvl[npend] = lvl
+                        pend_tag[npend] = tag[v]
+                        pend_dirty[npend] = dirty[v + 3 * ways]
+                        npend += 1
+                    tag[v] = line
+                    valid[v + 2 * ways] = bit
+                    dirty[v + 3 * ways] = 0
+                    stamp[v + ways] = clk
+                a = u << ub
+                ln = np.int64(1) << ub
+                lvl += 1
+                if lvl < nlev and cfg[lvl, _UBITS] < ub:
+                    shrink = True  # the unit shrinks below: the fill spans several units there
+                    break
+            # hits where the walk stopped, misses on every level above it (one update per walk)
+            reach[lvl] += 1
+            if lvl < nlev and not shrink:
                 stats[lvl, _LH] += 1
-                stamp[base + w] = clk
-                break
-            stats[lvl, _LM] += 1
-            if w >= 0:
-                valid[base + w] |= bit
-                stamp[base + w] = clk
-            else:
-                v = base - 1 - w
-                if valid[v] != 0 and dirty[v] != 0 and cfg[lvl, _WB] != 0:
-                    stats[lvl, _EV] += 1
-                    pend_lvl[npend] = lvl
-                    pend_tag[npend] = tag[v]
-                    pend_dirty[npend] = dirty[v]
-                    npend += 1
-                tag[v] = line
-                valid[v] = bit
-                dirty[v] = 0
-                stamp[v] = clk
-            a = u << ub
-            ln = np.int64(1) << ub
-            lvl += 1
-            if lvl < nlev and cfg[lvl, _UBITS] < ub:
-                # the unit shrinks below: the fill spans several units there
+            if shrink:
                 stack[0, 0] = LOAD
                 stack[0, 1] = lvl
                 stack[0, 2] = a
@@ -320,29 +328,32 @@ def _run(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, cus, ops, add
                 clock[0] = clk
                 _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, 1, cu, touch_lru, True)
                 clk = clock[0]
-                lvl = nlev + 1
-        if lvl == nlev:
-            dram[LOAD] += ln
-        if npend:
-            clock[0] = clk
-        for k in range(npend - 1, -1, -1):
-            lv = pend_lvl[k]
-            sbits = cfg[lv, _SBITS]
-            ub = cfg[lv, _UBITS]
-            sp = 0
-            for s in range((np.int64(1) << sbits) - 1, -1, -1):
-                if (pend_dirty[k] >> s) & 1:
-                    stack[sp, 0] = STORE
-                    stack[sp, 1] = lv + 1
-                    stack[sp, 2] = ((pend_tag[k] << sbits) + s) << ub
-                    stack[sp, 3] = np.int64(1) << ub
-                    sp += 1
-            _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, sp, cu, touch_lru, True)
-            clk = clock[0]
+            elif lvl == nlev:
+                dram[LOAD] += ln
+            if npend:
+                clock[0] = clk
+            for k in range(npend - 1, -1, -1):
+                lv = pend_lvl[k]
+                sbits = cfg[lv, _SBITS]
+                ub = cfg[lv, _UBITS]
+                sp = 0
+                for s in range((np.int64(1) << sbits) - 1, -1, -1):
+                    if (pend_dirty[k] >> s) & 1:
+                        stack[sp, 0] = STORE
+                        stack[sp, 1] = lv + 1
+                        stack[sp, 2] = ((pend_tag[k] << sbits) + s) << ub
+                        stack[sp, 3] = np.int64(1) << ub
+                        sp += 1
+                _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, sp, cu, touch_lru, True)
+                clk = clock[0]
     clock[0] = clk
+    deeper = 0  # a walk that stopped at level e missed on every level above e
+    for lvl in range(nlev - 1, -1, -1):
+        deeper += reach[lvl + 1]
+        stats[lvl, _LM] += deeper
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _flush(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, ncu, touch_lru):
     """Write every dirty unit back level by level (not counted as hits or misses)."""
     nlev = cfg.shape[0]
@@ -354,20 +365,21 @@ def _flush(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, ncu, touch_
         ways = cfg[lvl, _WAYS]
         sbits = cfg[lvl, _SBITS]
         ub = cfg[lvl, _UBITS]
-        for inst in range(ninst):
-            for e in range(cfg[lvl, _OFF] + inst * sets * ways, cfg[lvl, _OFF] + (inst + 1) * sets * ways):
-                d = dirty[e]
-                if valid[e] == 0 or d == 0:
+        for blk in range(ninst * sets):
+            for w in range(ways):
+                e = cfg[lvl, _OFF] + blk * 4 * ways + w
+                d = dirty[e + 3 * ways]
+                if valid[e + 2 * ways] == 0 or d == 0:
                     continue
-                dirty[e] = 0
+                dirty[e + 3 * ways] = 0
                 for s in range(np.int64(1) << sbits):
                     if (d >> s) & 1:
                         stack[0, 0] = STORE
                         stack[0, 1] = lvl + 1
                         stack[0, 2] = ((tag[e] << sbits) + s) << ub
                         stack[0, 3] = np.int64(1) << ub
-                        _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, 1, inst,
-                               touch_lru, False)
+                        _drain(cfg, tag, valid, dirty, stamp, clock, stats, dram, stack, 1,
+                               blk // sets, touch_lru, False)
 
 
 def _log2(n: int, what: str) -> int:
@@ -444,7 +456,7 @@ class CacheHierarchy:
             cfg[i] = (lv.sets, lv.ways, ubits, lbits - ubits, int(percu), off,
                       int(lv.write_policy == "write_back"), int(lv.write_allocate),
                       lv.sets - 1 if lv.sets & (lv.sets - 1) == 0 else -1)
-            off += ninst * lv.sets * lv.ways
+            off += ninst * lv.sets * lv.ways * 4
         self._cfg = cfg
         self._entries = off
         self._stack = np.zeros((max_stack, 4), dtype=np.int64)
@@ -461,11 +473,15 @@ class CacheHierarchy:
 
     def reset(self) -> None:
         """Empty every level and zero the counters."""
-        n = self._entries
-        self._tag = np.full(n, -1, dtype=np.int64)
-        self._valid = np.zeros(n, dtype=np.int64)
-        self._dirty = np.zeros(n, dtype=np.int64)
-        self._stamp = np.full(n, -1, dtype=np.int64)
+        # one array, one block per set: tags, LRU stamps, valid masks, dirty masks of its ways
+        # (the kernels take it four times under those names and offset by multiples of ways)
+        st = np.zeros(self._entries, dtype=np.int64)
+        for row in self._cfg:
+            ninst = self.compute_units if row[_PERCU] else 1
+            view = st[row[_OFF]: row[_OFF] + ninst * row[_SETS] * 4 * row[_WAYS]].reshape(-1, 4, row[_WAYS])
+            view[:, 0, :] = -1  # empty ways: tag -1
+            view[:, 1, :] = -1  # and stamp -1, so they are taken first
+        self._tag = self._valid = self._dirty = self._stamp = st
         self._clock = np.zeros(1, dtype=np.int64)
         self._stats = np.zeros((len(self.levels), 5), dtype=np.int64)
         self._dram = np.zeros(2, dtype=np.int64)
