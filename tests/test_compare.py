@@ -65,8 +65,16 @@ def test_worse_and_unpaired():
     before, after = _models()
     after.kernels[0].kernel = "transpose_v2"
     c = compare_models(before, after, TARGET)
+    # one kernel on each side under different names: a rename, paired in order
+    assert [k.kernel for k in c.kernels] == ["transpose \u2192 transpose_v2"]
+    assert c.only_before == [] and c.only_after == []
+    assert "transpose \u2192 transpose_v2" in c._repr_html_()
+    # a second, differently named kernel after: nothing left to pair by rename
+    after.kernels.append(copy.deepcopy(after.kernels[0]))
+    after.kernels[1].kernel = "other"
+    c = compare_models(before, after, TARGET)
     assert c.kernels == [] and c.only_before == ["transpose (launch 0)"]
-    assert c.only_after == ["transpose_v2 (launch 0)"]
+    assert sorted(c.only_after) == ["other (launch 0)", "transpose_v2 (launch 0)"]
 
 
 def test_comparison_html_and_json():

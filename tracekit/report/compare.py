@@ -90,6 +90,20 @@ class Comparison:
     assumptions: list[tuple[str, str]] = field(default_factory=list)
     title: str = "tracekit comparison"
 
+    def _repr_html_(self) -> str:
+        """A compact table for notebooks: one row per paired launch."""
+        import html as _html
+        rows = []
+        for k in self.kernels:
+            sp = "" if k.speedup is None else f"{k.speedup:.2f}x"
+            rows.append(
+                f"<tr><td>{_html.escape(k.kernel)}</td><td>{_html.escape(k.verdict_before)}"
+                f" &rarr; {_html.escape(k.verdict_after)}</td><td>{sp}</td>"
+                f"<td>{len(k.resolved)}</td><td>{len(k.new)}</td><td>{len(k.remaining)}</td></tr>")
+        return (f"<div><b>{_html.escape(self.title)}</b> on <code>{_html.escape(self.target)}</code>"
+                "<table><tr><th>kernel</th><th>verdict</th><th>speed-up</th><th>resolved</th>"
+                f"<th>new</th><th>remaining</th></tr>{''.join(rows)}</table></div>")
+
     def to_dict(self) -> dict:
         d = asdict(self)
         for k, kc in zip(d["kernels"], self.kernels, strict=True):
@@ -164,22 +178,34 @@ def _cells(model: ReportModel, target: str) -> list[tuple[str, int, LaunchOnTarg
 
 
 def compare_models(before: ReportModel, after: ReportModel, target: str) -> Comparison:
-    """Pair the launches of two report models by kernel name (in launch order) and diff them."""
+    """Pair the launches of two report models by kernel name (in launch order) and diff them.
+
+    When each side is left with launches of a single kernel whose names differ
+    (``transpose_naive`` against ``transpose_tiled``), that is a rewrite of the
+    same kernel under a new name, and those launches are paired in order too.
+    """
     cb, ca = _cells(before, target), _cells(after, target)
     queue: dict[str, list[tuple[int, LaunchOnTarget]]] = {}
     for kernel, launch, r in ca:
         queue.setdefault(kernel, []).append((launch, r))
-    changes, only_before = [], []
+    changes, left_b = [], []
     for kernel, launch, r in cb:
         if queue.get(kernel):
             la, ra = queue[kernel].pop(0)
             changes.append(kernel_change(r, ra, kernel, launch, la))
         else:
-            only_before.append(f"{kernel} (launch {launch})")
-    only_after = [f"{k} (launch {la})" for k, rest in queue.items() for la, _ in rest]
+            left_b.append((kernel, launch, r))
+    left_a = [(k, la, ra) for k, rest in queue.items() for la, ra in rest]
+    if len({k for k, _, _ in left_b}) == 1 and len({k for k, _, _ in left_a}) == 1:
+        n = min(len(left_b), len(left_a))
+        for (kb, lb, rb), (ka, la, ra) in zip(left_b[:n], left_a[:n], strict=True):
+            changes.append(kernel_change(rb, ra, f"{kb} \u2192 {ka}", lb, la))
+        left_b, left_a = left_b[n:], left_a[n:]
     return Comparison(target=target, before_path=before.trace_path, after_path=after.trace_path,
-                      tool_version=__version__, kernels=changes, only_before=only_before,
-                      only_after=only_after, assumptions=base_assumptions())
+                      tool_version=__version__, kernels=changes,
+                      only_before=[f"{k} (launch {lb})" for k, lb, _ in left_b],
+                      only_after=[f"{k} (launch {la})" for k, la, _ in left_a],
+                      assumptions=base_assumptions())
 
 
 def analyze_for_report(trace_or_path: Any, target: Any) -> tuple[ReportModel, str]:
