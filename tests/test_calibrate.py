@@ -106,6 +106,14 @@ def test_twins_line_up_with_the_measured_launches(measured):
     groups = [tuple(int(g) // int(b) for g, b in zip(gs, ls, strict=True))
               for gs, ls in zip(launches.global_size, launches.local_size, strict=True)]
     assert groups == [tuple(g) for g in measured["grid"]]
+    # each launch says how much of it was recorded, so analyses scale counts to the whole grid
+    for launch, grid in zip(launches["launch"], groups, strict=True):
+        sampling = t.launch_metadata(int(launch))["sampling"]
+        total = int(np.prod(grid))
+        assert sampling["total_groups"] == total
+        assert sampling["scale"] == total / sampling["groups_recorded"]
+    recorded = t.accesses.to_pandas().groupby("launch")["group"].nunique()
+    assert (recorded <= 16).all() and recorded.max() == 16
     # the recording script's launch table is the CUDA program's, launch for launch
     spec = importlib.util.spec_from_file_location("record_twins", H200 / "record_twins.py")
     mod = importlib.util.module_from_spec(spec)

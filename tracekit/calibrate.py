@@ -7,6 +7,8 @@ For every measured launch the same quantities are taken from both sides:
 * ``store_sectors_per_request``: the same for ``op_st`` | global stores;
 * ``l1_hit_rate``: l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct / 100 | L1 load hit rate;
 * ``l2_hit_rate``: lts__t_sector_hit_rate.pct / 100 | L2 hit rate (loads and stores);
+* ``l2_load_hit_rate``: lts__t_sector_op_read_hit_rate.pct / 100 when the export has it | L2 load
+  hit rate;
 * ``shared_wavefronts_per_request``: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum over
   smsp__inst_executed_op_shared_ld.sum | local-memory load cycles over requests (and the
   ``shared_store_...`` twin for stores);
@@ -46,8 +48,11 @@ PCT_METRICS = {
     "l1_hit_rate": "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct",
     "l2_hit_rate": "lts__t_sector_hit_rate.pct",
 }
+#: Used when the export has it (older exports do not): L2 hit rate of reads only.
+OPTIONAL_PCT_METRICS = {"l2_load_hit_rate": "lts__t_sector_op_read_hit_rate.pct"}
 THREADS_METRIC = "smsp__thread_inst_executed_per_inst_executed.ratio"
 QUANTITIES = ("sectors_per_request", "store_sectors_per_request", "l1_hit_rate", "l2_hit_rate",
+              "l2_load_hit_rate",
               "shared_wavefronts_per_request", "shared_store_wavefronts_per_request",
               "threads_per_instruction", "verdict")
 
@@ -58,6 +63,7 @@ TOLERANCE = {
     "sectors_per_request": (0.05, 0.02), "store_sectors_per_request": (0.05, 0.02),
     "shared_wavefronts_per_request": (0.05, 0.02), "shared_store_wavefronts_per_request": (0.05, 0.02),
     "threads_per_instruction": (0.0, 0.05), "l1_hit_rate": (0.10, 0.0), "l2_hit_rate": (0.10, 0.0),
+    "l2_load_hit_rate": (0.10, 0.0),
 }
 
 
@@ -71,6 +77,8 @@ def measured_frame(raw: NcuRaw, sol: pd.DataFrame | None = None) -> pd.DataFrame
         out[q] = np.where(d > 0, n / np.where(d > 0, d, 1), np.nan)
     for q, m in PCT_METRICS.items():
         out[q] = raw.metric(m).to_numpy(float) / 100.0
+    for q, m in OPTIONAL_PCT_METRICS.items():
+        out[q] = raw.frame[m].to_numpy(float) / 100.0 if m in raw.frame.columns else np.nan
     out["threads_per_instruction"] = raw.metric(THREADS_METRIC).to_numpy(float)
     out["time_ns"] = raw.metric("gpu__time_duration.sum").to_numpy(float)
     out["verdict"] = None
@@ -109,6 +117,7 @@ def model_frame(analysis, target) -> pd.DataFrame:
         caches = {c["level"]: c for c in (r.memory.memory.get("caches", []) if r.memory else [])}
         row["l1_hit_rate"] = caches.get("L1", {}).get("load_hit_rate", np.nan)
         row["l2_hit_rate"] = caches.get("L2", {}).get("hit_rate", np.nan)
+        row["l2_load_hit_rate"] = caches.get("L2", {}).get("load_hit_rate", np.nan)
         row["threads_per_instruction"] = r.simd.utilization * width if r.simd else np.nan
         row["verdict"] = r.verdict
         row["time_ns"] = r.time_estimates.get("total_s", np.nan) * 1e9 if r.bound else np.nan

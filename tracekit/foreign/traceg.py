@@ -35,11 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
 from ..errors import TraceFormatError
 from . import sass
-from .tables import accesses_table, instructions_table
 
 WARP = 32
 _DIM3 = re.compile(r"^\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)$")
@@ -151,7 +149,10 @@ def _addresses(tok: list[str], i: int, mask: int, path, line: int) -> tuple[list
             deltas = [_dec(t, "address delta", path, line) for t in tok[i + 1:i + active]]
             if len(deltas) < max(active - 1, 0):
                 raise IndexError
-            addrs = np.cumsum([base] + deltas, dtype=np.int64).tolist() if active else []
+            addrs = [base]
+            for d in deltas:
+                addrs.append(addrs[-1] + d)
+            addrs = addrs if active else []
             return addrs, i + max(active, 1)
     except IndexError:
         raise TraceFormatError(f"line {line}: the addresses end early (mask has {active} active lanes)",
@@ -295,54 +296,57 @@ def _inst_bytes(binary_version: int) -> int:
 
 
 @dataclass
-class _KernelState:
+class KernelState:
+    """What is learnt about one kernel while its blocks stream by: sites and memory kinds."""
+
     sites: dict[int, tuple[str, int | None]] = field(default_factory=dict)
+    kinds: list[tuple[str, str]] = field(default_factory=list)
+    kind_bases: list[int] = field(default_factory=list)
+    _kind_of: dict[str, int | None] = field(default_factory=dict)
+
+    def kind(self, opcode: str, reader: TracegReader) -> int | None:
+        """Index of the (space, op) pair of a memory opcode; None when it accesses no data."""
+        if opcode in self._kind_of:
+            return self._kind_of[opcode]
+        space, op = sass.space_of(opcode), sass.op_of(opcode)
+        k = None
+        if space is not None and op is not None:
+            if (space, op) not in self.kinds:
+                self.kinds.append((space, op))
+                base = {"local": "shmem base_addr", "private": "local mem base_addr"}.get(space)
+                self.kind_bases.append(reader.header.integer(base, 0) if base else 0)
+            k = self.kinds.index((space, op))
+        self._kind_of[opcode] = k
+        return k
 
 
-def block_tables(blk: _Block, reader: TracegReader, kernel: str, launch: int, state: _KernelState,
-                 inst_bytes: int) -> tuple[pa.Table, pa.Table]:
-    """Accesses and instruction counts of one thread block (rows in canonical order)."""
+def add_block(chunk, blk: _Block, reader: TracegReader, state: KernelState, inst_bytes: int) -> None:
+    """Append one block's warp instructions to ``chunk`` (see traceg_chunk)."""
     gx, gy, _ = reader.grid
     group = blk.coords[0] + blk.coords[1] * gx + blk.coords[2] * gx * gy
-    shmem_base = reader.header.integer("shmem base_addr", 0)
-    local_base = reader.header.integer("local mem base_addr", 0)
-    lanes = np.arange(WARP, dtype=np.int64)
-    a_item, a_site, a_addr, a_size, a_space, a_op = [], [], [], [], [], []
-    i_item, i_site = [], []
     for warp, instrs in blk.warps.items():
         for ins in instrs:
             site = ins.pc // inst_bytes
             if site not in state.sites:
                 state.sites[site] = (ins.opcode, ins.line)
-            active = lanes[((ins.mask >> lanes) & 1).astype(bool)]
-            if not len(active):
+            if not ins.mask:
                 continue
-            items = warp * WARP + active
-            if items[-1] >= reader.threads:
-                raise TraceFormatError(f"PC {ins.pc:04x} of warp {warp} in thread block {blk.coords}: active "
-                                       f"lane {int(active[-1])} is beyond the block's {reader.threads} "
-                                       "threads", path=reader.path)
-            i_item.append(items)
-            i_site.append(np.full(len(items), site, np.int64))
+            chunk.ins_group.append(group)
+            chunk.ins_warp.append(warp)
+            chunk.ins_mask.append(ins.mask)
+            chunk.ins_site.append(site)
             if ins.addrs is None:
                 continue
-            space, op = sass.space_of(ins.opcode), sass.op_of(ins.opcode)
-            if space is None or op is None:
+            k = state.kind(ins.opcode, reader)
+            if k is None:
                 continue  # e.g. a prefetch: addresses but no data access
-            addr = np.asarray(ins.addrs, dtype=np.uint64)
-            base = shmem_base if space == "local" else local_base if space == "private" else 0
-            if base and np.all(addr >= base):
-                addr = addr - np.uint64(base)
-            a_item.append(items)
-            a_site.append(np.full(len(items), site, np.int64))
-            a_addr.append(addr)
-            a_size.append(np.full(len(items), ins.width, np.int64))
-            a_space.append([space] * len(items))
-            a_op.append([op] * len(items))
-    acc = accesses_table(kernel, launch, group, a_item, a_site, a_addr, a_size, a_space, a_op)
-    opc = {s: sass.opclass(o) for s, (o, _) in state.sites.items()}
-    ins = instructions_table(kernel, launch, group, i_item, i_site, opc)
-    return acc, ins
+            chunk.mem_group.append(group)
+            chunk.mem_warp.append(warp)
+            chunk.mem_mask.append(ins.mask)
+            chunk.mem_site.append(site)
+            chunk.mem_width.append(ins.width)
+            chunk.mem_kind.append(k)
+            chunk.addrs.extend(ins.addrs)
 
 
 def launch_row(reader: TracegReader, kernel: str, launch: int, groups_seen: int) -> dict:

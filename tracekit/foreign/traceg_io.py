@@ -13,13 +13,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from .. import schema
 from ..errors import TraceFormatError
-from ..store import TraceWriter
+from ..store import TraceWriter, conform
 from ..trace import Trace
-from .traceg import TracegReader, _inst_bytes, _KernelState, block_tables, launch_row
+from . import sass
+from .traceg import KernelState, TracegReader, _inst_bytes, add_block, launch_row
+from .traceg_chunk import Chunk, access_table, instruction_table
 
 _TRACEG_SUFFIXES = (".traceg", ".traceg.xz")
 
@@ -64,45 +67,78 @@ def _kernel_number(p: Path) -> tuple:
     return (int(digits[0]) if digits else 0, p.name)
 
 
-def _kernel_tables(path: Path, launch: int):
+#: Lanes gathered before a chunk is turned into rows and written (bounds memory per kernel).
+CHUNK_LANES = 1 << 21
+
+
+def _block_order(path: Path) -> tuple[bool, int]:
+    """(blocks appear in linear-id order, number of blocks): a quick first pass over the file."""
+    reader = TracegReader(path)
+    try:
+        gx, gy, _ = reader.grid
+        ids = []
+        for text in reader._fh:
+            if text.startswith("thread block"):
+                xyz = [int(v) for v in text.partition("=")[2].split(",")]
+                ids.append(xyz[0] + xyz[1] * gx + xyz[2] * gx * gy)
+    except ValueError:
+        return False, 0  # the main pass reports the bad line
+    finally:
+        reader.close()
+    if len(set(ids)) != len(ids):
+        dup = next(g for g in ids if ids.count(g) > 1)
+        raise TraceFormatError(f"thread block with linear id {dup} appears more than once", path=str(path))
+    return all(a < b for a, b in zip(ids, ids[1:], strict=False)), len(ids)
+
+
+def _kernel_rows(path: Path, launch: int, emit) -> tuple[dict, pa.Table]:
+    """Stream one kernel file's rows to ``emit(accesses, instructions)``; return its launch row and sites."""
+    ordered, _ = _block_order(path)
     reader = TracegReader(path)
     try:
         kernel = reader.header.values["kernel name"]
-        state = _KernelState()
+        state = KernelState()
         inst_bytes = _inst_bytes(reader.header.integer("binary version", 0))
-        blocks = []
+        chunk, blocks = Chunk(), 0
+
+        def flush(c: Chunk) -> None:
+            opclass_of = {site: sass.opclass(op) for site, (op, _) in state.sites.items()}
+            common = dict(kernel=kernel, launch=launch, threads=reader.threads, path=path)
+            emit(access_table(c, kinds=state.kinds, bases=np.asarray(state.kind_bases or [0], np.uint64),
+                              **common),
+                 instruction_table(c, opclass_of=opclass_of, **common))
+
         for blk in reader.blocks():
-            acc, ins = block_tables(blk, reader, kernel, launch, state, inst_bytes)
-            gx, gy, _ = reader.grid
-            group = blk.coords[0] + blk.coords[1] * gx + blk.coords[2] * gx * gy
-            blocks.append((group, acc, ins))
+            add_block(chunk, blk, reader, state, inst_bytes)
+            blocks += 1
+            if ordered and chunk.lanes >= CHUNK_LANES:
+                flush(chunk)
+                chunk = Chunk()
+        flush(chunk)  # unordered files: everything in one chunk, sorted there
     finally:
         reader.close()
-    groups = [g for g, _, _ in blocks]
-    if len(set(groups)) != len(groups):
-        dup = next(g for g in groups if groups.count(g) > 1)
-        raise TraceFormatError(f"thread block with linear id {dup} appears more than once", path=str(path))
-    blocks.sort(key=lambda b: b[0])
+    order = sorted(state.sites)
     sites = pa.table({
-        "kernel": [kernel] * len(state.sites), "site": sorted(state.sites),
-        "opcode": [state.sites[s][0] for s in sorted(state.sites)],
-        "file": pa.nulls(len(state.sites), pa.string()),
-        "line": [state.sites[s][1] for s in sorted(state.sites)],
-        "column": pa.nulls(len(state.sites), pa.int32()),
+        "kernel": [kernel] * len(order), "site": order,
+        "opcode": [state.sites[s][0] for s in order],
+        "file": pa.nulls(len(order), pa.string()),
+        "line": pa.array([state.sites[s][1] for s in order], pa.int32()),
+        "column": pa.nulls(len(order), pa.int32()),
     })
-    return kernel, blocks, launch_row(reader, kernel, launch, len(blocks)), sites
+    return launch_row(reader, kernel, launch, blocks), sites
 
 
 def convert_traceg(src: str | os.PathLike, dst: str | os.PathLike, *, layout: str | None = None) -> Path:
-    """Write the ``.traceg`` launches of ``src`` as a trace v1 at ``dst``."""
+    """Write the ``.traceg`` launches of ``src`` as a trace v1 at ``dst`` (streaming, chunk by chunk)."""
     files = traceg_files(src)
     launches, sites = [], []
     with TraceWriter(dst, layout=layout) as w:
+        def emit(acc, ins):
+            w.write_accesses(acc)
+            w.write_instructions(ins)
+
         for launch, path in enumerate(files):
-            kernel, blocks, row, site_table = _kernel_tables(path, launch)
-            for _, acc, ins in blocks:
-                w.write_accesses(acc)
-                w.write_instructions(ins)
+            row, site_table = _kernel_rows(path, launch, emit)
             launches.append(row)
             sites.append(site_table)
         w.set_launches(pa.Table.from_pylist(launches, schema=schema.LAUNCHES))
@@ -126,24 +162,19 @@ def read_traceg(src: str | os.PathLike) -> Trace:
     """Convert in memory (small traces, notebooks); see :func:`convert_traceg` for files."""
     files = traceg_files(src)
     acc, ins, launches, sites = [], [], [], []
+
+    def emit(a, i):
+        acc.append(conform(a, "accesses"))
+        ins.append(conform(i, "instructions"))
+
     for launch, path in enumerate(files):
-        _, blocks, row, site_table = _kernel_tables(path, launch)
-        acc += [a.cast(_loose(schema.ACCESSES)) for _, a, _ in blocks]
-        ins += [i for _, _, i in blocks if i.num_rows]
+        row, site_table = _kernel_rows(path, launch, emit)
         launches.append(row)
         sites.append(site_table)
-    from ..store import conform
     tables = {
-        "accesses": conform(pa.concat_tables(acc), "accesses") if acc else schema.empty("accesses"),
-        "instructions": conform(pa.concat_tables([conform(i, "instructions") for i in ins]), "instructions")
-        if ins else schema.empty("instructions"),
+        "accesses": pa.concat_tables(acc) if acc else schema.empty("accesses"),
+        "instructions": pa.concat_tables(ins) if ins else schema.empty("instructions"),
         "launches": pa.Table.from_pylist(launches, schema=schema.LAUNCHES),
         "sites": _merge_sites(sites),
     }
     return Trace(Path(src), _tables=tables)
-
-
-def _loose(s: pa.Schema) -> pa.Schema:
-    """The accesses schema with plain strings (the per-block tables are not dictionary-encoded)."""
-    return pa.schema([pa.field(f.name, pa.string() if pa.types.is_dictionary(f.type) else f.type)
-                      for f in s if f.name != "buffer"])

@@ -142,6 +142,7 @@ def merge(parts: list[tuple[dict, int, Path]], dst: Path) -> None:
                 meta["sampling"] = {"mode": "first", "n": run, "groups_recorded": run, "total_groups": total,
                                     "scale": total / run,
                                     "method": "the first n work-groups run as their own launch"}
+            row["metadata"] = json.dumps(meta, sort_keys=True)
             launches.append(row)
             for s in t.sites.to_pylist():
                 if (s["kernel"], s["site"]) not in seen:
