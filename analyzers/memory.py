@@ -61,6 +61,9 @@ class MemoryReplay:
     dram_bytes_written: int
     #: launch, site, conflict_degree, requests: how many local requests had each degree.
     conflict_degrees: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: Per launch id, the level dicts of that launch alone (same keys as ``caches``);
+    #: cache state never crosses launches, so these add up to ``caches``.
+    launch_caches: dict[int, list[dict]] = field(default_factory=dict)
 
     def _mem_sites(self) -> pd.DataFrame:
         return self.per_site[self.per_site["space"].isin(MEMORY_SPACES)]
@@ -361,16 +364,9 @@ def _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows
     per_site["conflict_degree_mean"] = (per_site["degree_sum"] / req).where(local)
     per_site["conflict_degree_max"] = per_site["degree_max"].where(local)
     per_site = per_site.drop(columns=["degree_sum", "degree_max"])
-    caches = []
-    for i, lv in enumerate(target.caches):
-        rows = [lr[i] for lr in level_rows]
-        agg = {k: sum(getattr(r, k) for r in rows) for k in
-               ("load_hits", "load_misses", "store_hits", "store_misses", "evictions")}
-        hits, misses = agg["load_hits"] + agg["store_hits"], agg["load_misses"] + agg["store_misses"]
-        caches.append({"level": lv.name, "scope": lv.scope,
-                       "instances": max(1, target.compute_units) if lv.scope == "compute_unit" else 1,
-                       "hits": hits, "misses": misses,
-                       "hit_rate": hits / (hits + misses) if hits + misses else 0.0, **agg})
+    caches = _level_dicts(target, level_rows)
+    launch_caches = {int(row["launch"]): _level_dicts(target, [levels])
+                     for row, levels in zip(launch_rows, level_rows, strict=True)}
     per_launch = pd.DataFrame(launch_rows)
     degrees = [d for d in degree_frames if len(d)]
     return MemoryReplay(
@@ -378,4 +374,20 @@ def _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows
         dram_bytes_read=int(per_launch["dram_bytes_read"].sum()) if len(per_launch) else 0,
         dram_bytes_written=int(per_launch["dram_bytes_written"].sum()) if len(per_launch) else 0,
         conflict_degrees=pd.concat(degrees, ignore_index=True) if degrees else
-        pd.DataFrame(columns=["launch", "site", "conflict_degree", "requests"]))
+        pd.DataFrame(columns=["launch", "site", "conflict_degree", "requests"]),
+        launch_caches=launch_caches)
+
+
+def _level_dicts(target, level_rows) -> list[dict]:
+    """Sum per-launch level counters into one dict per cache level."""
+    out = []
+    for i, lv in enumerate(target.caches):
+        rows = [lr[i] for lr in level_rows]
+        agg = {k: sum(getattr(r, k) for r in rows) for k in
+               ("load_hits", "load_misses", "store_hits", "store_misses", "evictions")}
+        hits, misses = agg["load_hits"] + agg["store_hits"], agg["load_misses"] + agg["store_misses"]
+        out.append({"level": lv.name, "scope": lv.scope,
+                    "instances": max(1, target.compute_units) if lv.scope == "compute_unit" else 1,
+                    "hits": hits, "misses": misses,
+                    "hit_rate": hits / (hits + misses) if hits + misses else 0.0, **agg})
+    return out

@@ -126,6 +126,7 @@ def test_trace_on_disk_chunked_and_filtered(tmp_path):
         assert sum(p.to_dict()["memory"][key] for p in parts) == whole.to_dict()["memory"][key]
     hits = [sum(p.caches[i]["hits"] for p in parts) for i in range(2)]
     assert hits == [c["hits"] for c in whole.caches]
+    assert [whole.launch_caches[k] for k in (0, 1)] == [p.caches for p in parts]
     assert list(whole.per_launch["launch"]) == [0, 1]
     assert set(whole.per_site["space"]) == {"global", "local", "private"}
 
