@@ -40,17 +40,44 @@ LaunchesOpt = Annotated[Path | None, typer.Option(
     "--launches", help="Launch facts JSON (default: BASE.launches.json beside the source, if present).")]
 DelimOpt = Annotated[str | None, typer.Option(
     "--delimiter", help="CSV delimiter (default: guessed from the header).")]
+FormatOpt = Annotated[str | None, typer.Option(
+    "--format", help="Source format: csv, parquet or traceg (Accel-Sim); default: from the file.")]
 LayoutOpt = Annotated[str | None, typer.Option(
     "--layout", help="tkt or parquet (default: from the suffix of -o).")]
+
+
+def _foreign_format(src: Path, fmt: str | None) -> bool:
+    """True when ``src`` is another tool's export (read by :mod:`tracekit.foreign`)."""
+    from ..errors import TraceFormatError
+    from ..foreign import FORMATS, detect
+    if fmt is None:
+        name = src.name.lower()
+        if name.endswith((".parquet", ".csv", ".csv.gz", ".tsv", ".tsv.gz", ".tkt")) or not src.exists():
+            return False
+        return detect(src) is not None
+    if fmt in ("csv", "parquet"):
+        return False
+    if fmt not in FORMATS:
+        raise TraceFormatError(f"unknown --format '{fmt}' (expected csv, parquet or traceg)")
+    return True
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def ingest(src: Src, output: Output, mapping: MapOpt = None, preset: PresetOpt = None,
                kernel: KernelOpt = None, global_size: GlobalOpt = None, local_size: LocalOpt = None,
-               launches: LaunchesOpt = None, delimiter: DelimOpt = None, layout: LayoutOpt = None) -> None:
-        """Convert a CSV or Parquet access dump into a canonical trace."""
+               launches: LaunchesOpt = None, delimiter: DelimOpt = None, layout: LayoutOpt = None,
+               source_format: FormatOpt = None) -> None:
+        """Convert a CSV, Parquet or Accel-Sim .traceg export into a canonical trace."""
         from ..ingest import ingest as run_ingest
+        if _foreign_format(src, source_format):
+            from ..foreign import convert
+            from ..trace import open_trace
+            path = convert(src, output, source_format, layout=layout)
+            t = open_trace(path)
+            Console(highlight=False, soft_wrap=True).print(
+                f"wrote {escape(str(path))}: {t.num_accesses:,} accesses, {t.launches.num_rows} launch(es)")
+            return
         opts = _csv_options(mapping, preset, kernel, global_size, local_size, launches, delimiter)
         result = run_ingest(src, output, layout=layout, **opts)
         con = Console(highlight=False, soft_wrap=True)
