@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -16,7 +17,8 @@ from analyzers.rules.doc import render
 from analyzers.rules.thresholds import THRESHOLDS
 
 ROOT = Path(__file__).resolve().parents[1]
-GUIDE_DIR = Path("/work/shared/guides")
+# The vendor guides live in shared/guides beside the repository checkout.
+GUIDE_DIR = Path(os.environ.get("TRACEKIT_GUIDES", Path(__file__).resolve().parents[2] / "shared" / "guides"))
 ALL_CASES = {**test_rules_workgroup.CASES, **test_rules_memory.CASES, **test_rules_local_exec.CASES}
 
 
