@@ -11,6 +11,7 @@ def register_all(app: typer.Typer) -> None:
     from . import compare as compare_cmds
     from . import jobs as jobs_cmds
     from . import record as record_cmds
+    from . import scale as scale_cmds
     from . import targets as targets_cmds
     from . import trace as trace_cmds
 
@@ -21,3 +22,4 @@ def register_all(app: typer.Typer) -> None:
     record_cmds.register(app)
     analyze_cmds.register(app)
     calibrate_cmds.register(app)
+    scale_cmds.register(app)

@@ -64,9 +64,11 @@ def _report(trace, results, fmt: str, out: Path) -> None:
 
 
 def run_analyze(trace_path: str, targets: list[str], fmt: str = "json",
-                output: str | None = None) -> str | None:
-    """Library form of the command: returns the JSON text when no output path is given."""
-    from analyzers import analyze
+                output: str | None = None, **scale) -> str | None:
+    """Library form of the command: returns the JSON text when no output path is given.
+
+    ``scale``: workers, scheduler, shard, sample_groups, seed, progress (see commands/scale.py).
+    """
     from analyzers.result_dict import dumps
 
     from ..targets import load_target
@@ -82,7 +84,17 @@ def run_analyze(trace_path: str, targets: list[str], fmt: str = "json",
     if dup:
         raise TracekitError(f"target {', '.join(dup)} given more than once")
     trace = open_trace(trace_path)
-    results = [analyze(trace, t) for t in loaded]
+    from .scale import analyze_results, sampled_document
+    if scale.get("sample_groups") is not None:
+        if fmt != "json":
+            raise TracekitError("--sample-groups writes estimates as JSON only: use --format json")
+        text = dumps(sampled_document(trace, loaded, scale["sample_groups"], scale.get("seed", 0)))
+        if output in (None, "-"):
+            return text
+        _write_atomic(Path(output), text.encode("utf-8"))
+        return None
+    results = analyze_results(trace, loaded, workers=scale.get("workers"), scheduler=scale.get("scheduler"),
+                              shard=scale.get("shard", "launch"), show_progress=scale.get("progress", True))
     if fmt == "json":
         text = dumps(analysis_document(trace, results))
         if output in (None, "-"):
@@ -100,14 +112,22 @@ TargetOpt = Annotated[list[str] | None, typer.Option(
     "--target", "-t", help="A shipped target name or a .toml path; repeat for several.")]
 FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="json, html or pdf.")]
 OutputOpt = Annotated[str | None, typer.Option("--output", "-o", help="Output file (JSON: stdout if none).")]
+WorkersOpt = Annotated[int | None, typer.Option("--workers", help="Run on a local Dask cluster of N.")]
+SchedulerOpt = Annotated[str | None, typer.Option("--scheduler", help="Run on an existing Dask cluster.")]
+ShardOpt = Annotated[str, typer.Option("--shard", help="Dask shard: launch (exact) or compute_unit.")]
+SampleOpt = Annotated[float | None, typer.Option(
+    "--sample-groups", help="Estimate from this fraction of work-groups, with error bars.")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of --sample-groups.")]
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def analyze(trace: TraceArg, target: TargetOpt = None, fmt: FormatOpt = OutputFormat.json,
-                output: OutputOpt = None) -> None:
+                output: OutputOpt = None, workers: WorkersOpt = None, scheduler: SchedulerOpt = None,
+                shard: ShardOpt = "launch", sample_groups: SampleOpt = None, seed: SeedOpt = 0) -> None:
         """Analyse every launch of TRACE on every --target: verdict, time estimates and the evidence."""
-        text = run_analyze(trace, list(target or []), fmt.value, output)
+        text = run_analyze(trace, list(target or []), fmt.value, output, workers=workers, scheduler=scheduler,
+                           shard=shard, sample_groups=sample_groups, seed=seed)
         if text is not None:
             sys.stdout.write(text)
         elif output:

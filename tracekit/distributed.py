@@ -1,0 +1,322 @@
+"""Analysis spread over Dask workers: one task per (target, launch), or per compute unit.
+
+``shard="launch"`` is exact: cache state starts empty at every launch and dirty
+lines are flushed when it ends (see :mod:`analyzers.memory`), so a launch
+analysed alone gives the same numbers as inside the whole trace.  Each task runs
+the ordinary :func:`analyzers.analyze` on a *view* of the trace that holds one
+launch, and the results are put back together in launch order: the JSON is
+byte-identical to a single-process run.
+
+``shard="compute_unit"`` cuts one launch further, by the compute unit each
+virtual work-group is assigned to (``v % compute_units``, as in
+:func:`analyzers.waves.schedule`).  Each task replays its unit's work-groups,
+in their order, on a one-unit copy of the target, so the per-unit levels (L1)
+see exactly the stream they see in the full replay.  Shared levels are the
+approximation: each task gets ``1/units`` of their sets (its fair share of the
+capacity), so contention between units is modelled by the smaller size, but a
+line one unit brought in is never found by another.  docs/distributed.md says
+how large the difference is on the sample traces.  The execution models and the
+verdict then run once per launch on the summed memory results.
+
+Workers open the trace themselves (from the path), and with a trace partitioned
+by launch (:mod:`tracekit.partition`) each reads only its launch's files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import TracekitError
+from .trace import Trace, open_trace
+
+SHARDS = ("launch", "compute_unit")
+
+
+# -- a trace restricted to some launches ---------------------------------------------
+
+class LaunchView(Trace):
+    """The rows of some launches of a trace; everything else is the trace's own.
+
+    ``groups`` (optional) further keeps only those work-group ids of the accesses
+    and instructions (compute-unit shards).
+    """
+
+    def iter_batches(self, table: str = "accesses", *, columns=None, launches=None, **kwargs):
+        keep = self._keep if launches is None else sorted(set(self._keep) & {int(x) for x in launches})
+        if table not in ("accesses", "instructions"):
+            yield from Trace.iter_batches(self, table, columns=columns, **kwargs)
+            return
+        groups = self._groups
+        cols = columns
+        if groups is not None and columns is not None and "group" not in columns:
+            cols = [*columns, "group"]
+        for b in Trace.iter_batches(self._base, table, columns=cols, launches=keep, **kwargs):
+            if groups is not None:
+                b = b.filter(pc.is_in(b.column("group"), groups))
+                if cols is not columns:
+                    b = b.select(columns)
+            if b.num_rows:
+                yield b
+
+    @property
+    def launches(self) -> pa.Table:
+        t = self._base.launches
+        return t.filter(pc.is_in(t["launch"], pa.array(self._keep, pa.int32())))
+
+    @cached_property
+    def instructions(self) -> pa.Table:
+        from . import schema
+        batches = list(self.iter_batches("instructions"))
+        return pa.Table.from_batches(batches) if batches else schema.empty("instructions")
+
+    @property
+    def accesses(self) -> pa.Table:
+        from . import schema
+        batches = list(self.iter_batches("accesses"))
+        return pa.Table.from_batches(batches) if batches else schema.empty("accesses")
+
+    @property
+    def num_accesses(self) -> int:
+        return sum(b.num_rows for b in self.iter_batches("accesses", columns=["launch"]))
+
+
+def launch_view(trace: Trace, launches: Iterable[int], groups: Sequence[int] | None = None) -> LaunchView:
+    """``trace`` seen through :class:`LaunchView` (same path, so results name the same trace)."""
+    view = LaunchView.__new__(LaunchView)
+    view.__dict__.update({k: v for k, v in trace.__dict__.items() if k != "instructions"})
+    view._base = trace
+    view._keep = sorted({int(x) for x in launches})
+    view._groups = None if groups is None else pa.array(np.asarray(groups, np.int64))
+    return view
+
+
+# -- worker side ----------------------------------------------------------------------
+
+_OPEN: dict[str, Trace] = {}
+
+
+def _trace(path: str) -> Trace:
+    t = _OPEN.get(path)
+    if t is None:
+        t = _OPEN[path] = open_trace(path)
+    return t
+
+
+def analyze_launch_task(path: str, target, launch: int):
+    """Worker task: the whole analysis of one launch on one target (an AnalysisResult)."""
+    from analyzers import analyze
+    return analyze(launch_view(_trace(path), [launch]), target)
+
+
+def launch_groups(trace: Trace | str, launch: int) -> np.ndarray:
+    """The work-group ids of ``launch`` in stored (= execution rank) order."""
+    trace = _trace(trace) if isinstance(trace, str) else trace
+    out = []
+    for b in trace.iter_batches("accesses", columns=["group"], launches=[launch]):
+        g = b.column(0).to_numpy()
+        out.append(g[np.concatenate([[True], g[1:] != g[:-1]])])
+    if not out:
+        return np.zeros(0, np.int64)
+    g = np.concatenate(out)
+    return g[np.concatenate([[True], g[1:] != g[:-1]])]
+
+
+def unit_target(target, units: int):
+    """A one-compute-unit copy of ``target`` whose shared levels keep ``1/units`` of their sets."""
+    caches = []
+    for c in target.caches:
+        if c.scope != "compute_unit" and units > 1:
+            sets = max(1, c.sets // units)
+            c = dataclasses.replace(c, size_bytes=sets * c.ways * c.line_bytes)
+        caches.append(c)
+    return dataclasses.replace(target, compute_units=1, caches=tuple(caches))
+
+
+def replay_unit_task(path: str, target, launch: int, groups: np.ndarray, group_size: int):
+    """Worker task: the memory replay of one compute unit's work-groups of one launch."""
+    from analyzers.memory import replay_memory
+    view = launch_view(_trace(path), [launch], groups)
+    return replay_memory(view, unit_target(target, max(1, target.compute_units)), launches=[launch],
+                         group_sizes={launch: group_size})
+
+
+def unit_shards(groups: np.ndarray, compute_units: int, pack: int) -> list[np.ndarray]:
+    """Work-group ids per compute unit: virtual group ``rank // pack`` runs on unit ``v % units``."""
+    rank = np.arange(len(groups))
+    unit = (rank // max(1, pack)) % compute_units
+    return [groups[unit == u] for u in range(compute_units)]
+
+
+def merge_replays(parts, target):
+    """Sum the memory replays of one launch's compute units into one MemoryReplay."""
+    from analyzers.memory import MemoryReplay
+    parts = [p for p in parts if p is not None and p.accesses]
+    if not parts:
+        return None
+    sites = pd.concat([p.per_site for p in parts], ignore_index=True)
+    keys = ["kernel", "launch", "site", "space", "op"]
+    sums = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved", "local_cycles"]
+    sites = sites.assign(_deg=sites["conflict_degree_mean"].fillna(0) * sites["requests"])
+    agg = sites.groupby(keys, sort=True).agg(
+        **{c: (c, "sum") for c in sums}, _deg=("_deg", "sum"),
+        conflict_degree_max=("conflict_degree_max", "max")).reset_index()
+    req = agg["requests"].where(agg["requests"] > 0)
+    agg["transactions_per_request"] = agg["transactions"] / req
+    local = agg["space"] == "local"
+    agg["conflict_degree_mean"] = (agg["_deg"] / req).where(local)
+    agg["conflict_degree_max"] = agg["conflict_degree_max"].where(local)
+    agg = agg.drop(columns="_deg")[list(parts[0].per_site.columns)]
+    caches = []
+    for i, lv in enumerate(target.caches):
+        rows = [p.caches[i] for p in parts]
+        c = {k: sum(r[k] for r in rows) for k in
+             ("hits", "misses", "load_hits", "load_misses", "store_hits", "store_misses", "evictions")}
+        c["hit_rate"] = c["hits"] / (c["hits"] + c["misses"]) if c["hits"] + c["misses"] else 0.0
+        caches.append({"level": lv.name, "scope": lv.scope, "instances":
+                       max(1, target.compute_units) if lv.scope == "compute_unit" else 1, **c})
+    degrees = pd.concat([p.conflict_degrees for p in parts], ignore_index=True)
+    if len(degrees):
+        degrees = degrees.groupby(["launch", "site", "conflict_degree"], sort=True)["requests"].sum()
+        degrees = degrees.reset_index()
+    return MemoryReplay(
+        target=target.name, accesses=sum(p.accesses for p in parts), per_site=agg,
+        per_launch=pd.DataFrame(), caches=caches,
+        dram_bytes_read=sum(p.dram_bytes_read for p in parts),
+        dram_bytes_written=sum(p.dram_bytes_written for p in parts), conflict_degrees=degrees)
+
+
+# -- client side ----------------------------------------------------------------------
+
+def _client(workers: int | None, scheduler: str | None):
+    from dask.distributed import Client, LocalCluster
+    if scheduler:
+        return Client(scheduler), None
+    cluster = LocalCluster(n_workers=int(workers or os.cpu_count() or 1), threads_per_worker=1,
+                           processes=True, dashboard_address=None)
+    return Client(cluster), cluster
+
+
+def analyze_distributed(trace_path, targets, *, workers: int | None = None, scheduler: str | None = None,
+                        shard: str = "launch", client=None, progress=None) -> list:
+    """Analyse every launch of the trace at ``trace_path`` on every target, on Dask workers.
+
+    Give ``workers=N`` (a local cluster of N single-threaded processes, closed at
+    the end), ``scheduler="tcp://host:port"`` (an existing cluster) or a ready
+    ``client``.  Returns one :class:`analyzers.AnalysisResult` per target, equal
+    to :func:`analyzers.analyze`'s (exactly so for ``shard="launch"``).
+    ``progress`` (a :class:`tracekit.progress.Progress`) advances by each
+    finished task's accesses.
+    """
+    from analyzers.analyze import _resolve_target
+
+    if shard not in SHARDS:
+        raise TracekitError(f"unknown shard '{shard}' (expected one of: {', '.join(SHARDS)})")
+    if client is None and not workers and not scheduler:
+        raise TracekitError("give workers=N (a local Dask cluster) or scheduler=ADDRESS")
+    path = str(trace_path)
+    trace = open_trace(path)
+    targets = [_resolve_target(t) for t in targets]
+    own, cluster = (None, None) if client is not None else _client(workers, scheduler)
+    client = client or own
+    try:
+        if shard == "launch":
+            return _by_launch(client, path, trace, targets, progress)
+        return _by_unit(client, path, trace, targets, progress)
+    finally:
+        if own is not None:
+            own.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _launch_sizes(trace: Trace) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for b in trace.iter_batches("accesses", columns=["launch"]):
+        vc = pc.value_counts(b.column(0))
+        for v, n in zip(vc.field("values").to_pylist(), vc.field("counts").to_pylist(), strict=True):
+            counts[int(v)] = counts.get(int(v), 0) + int(n)
+    return counts
+
+
+def _all_launches(trace: Trace, sizes: dict[int, int]) -> list[int]:
+    known = set(trace.launches["launch"].to_pylist()) | set(sizes)
+    if trace.instructions.num_rows:
+        known |= set(pc.unique(trace.instructions["launch"]).to_pylist())
+    return sorted(int(x) for x in known)
+
+
+def _by_launch(client, path, trace, targets, progress):
+    from dask.distributed import as_completed
+
+    from analyzers.analyze import AnalysisResult
+
+    sizes = _launch_sizes(trace)
+    launches = _all_launches(trace, sizes)
+    futures = {}
+    for ti, target in enumerate(targets):
+        tf = client.scatter(target, broadcast=True)
+        for launch in launches:
+            fut = client.submit(analyze_launch_task, path, tf, launch, pure=False)
+            futures[fut] = (ti, launch)
+    parts: dict[tuple[int, int], object] = {}
+    for fut in as_completed(list(futures)):
+        ti, launch = futures[fut]
+        parts[(ti, launch)] = fut.result()
+        if progress is not None:
+            progress.advance(sizes.get(launch, 0))
+    out = []
+    for ti, target in enumerate(targets):
+        results = [parts[(ti, launch)] for launch in launches]
+        out.append(AnalysisResult(path, target, [r for res in results for r in res.launches],
+                                  [w for res in results for w in res.warnings]))
+    return out
+
+
+def _by_unit(client, path, trace, targets, progress):
+    from dask.distributed import as_completed
+
+    from analyzers.analyze import AnalysisResult, _launch_rows, analyze_launch
+    from analyzers.geometry import launch_geometries
+    from analyzers.memory_adapter import launch_memory
+    from analyzers.waves import pack_factor
+
+    geos, warnings = launch_geometries(trace)
+    sizes = {g.launch: g.work_group_size for g in geos}
+    groups = {g.launch: client.submit(launch_groups, path, g.launch, pure=False) for g in geos}
+    groups = {k: f.result() for k, f in groups.items()}
+    futures = {}
+    for ti, target in enumerate(targets):
+        units = max(1, target.compute_units)
+        for g in geos:
+            pack = pack_factor(target.simd, sizes[g.launch]) if sizes[g.launch] else 1
+            for u, shard in enumerate(unit_shards(groups[g.launch], units, pack)):
+                if len(shard):
+                    fut = client.submit(replay_unit_task, path, target, g.launch, shard, sizes[g.launch],
+                                        pure=False)
+                    futures[fut] = (ti, g.launch, u)
+    parts: dict[tuple[int, int], list] = {}
+    for fut in as_completed(list(futures)):
+        ti, launch, _ = futures[fut]
+        rep = fut.result()
+        parts.setdefault((ti, launch), []).append(rep)
+        if progress is not None:
+            progress.advance(rep.accesses)
+    instructions = trace.instructions
+    site_table = trace.sites.to_pandas() if trace.sites.num_rows else None
+    out = []
+    for ti, target in enumerate(targets):
+        launches = []
+        for g in geos:
+            merged = merge_replays(parts.get((ti, g.launch), []), target)
+            mem = launch_memory(merged, target, g.sample_scale) if merged is not None else None
+            launches.append(analyze_launch(g, target, _launch_rows(instructions, g.launch), mem, site_table))
+        out.append(AnalysisResult(path, target, launches, list(warnings)))
+    return out
