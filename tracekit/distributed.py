@@ -200,7 +200,7 @@ def _client(workers: int | None, scheduler: str | None):
     if scheduler:
         return Client(scheduler), None
     cluster = LocalCluster(n_workers=int(workers or os.cpu_count() or 1), threads_per_worker=1,
-                           processes=True, dashboard_address=None)
+                           processes=True, dashboard_address=":0")
     return Client(cluster), cluster
 
 
