@@ -24,7 +24,7 @@ from .bound import BoundResult, classify, load_chains, load_chains_from_requests
 from .geometry import LaunchGeometry, launch_geometries
 from .memory_adapter import LaunchMemory, memory_by_launch
 from .occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
-from .simd import SimdResult, simd_utilization, wave_issues, wave_layout
+from .simd import SimdResult, simd_utilization, wave_issues, wave_issues_batches, wave_layout
 
 
 @dataclass
@@ -118,9 +118,13 @@ def _launch_rows(instructions: pa.Table, launch: int) -> pa.Table:
     return instructions.filter(pc.equal(col, launch))
 
 
-def analyze_launch(geo: LaunchGeometry, target, instructions: pa.Table, mem: LaunchMemory | None,
+def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory | None,
                    sites: pd.DataFrame | None = None) -> LaunchResult:
-    """The execution models and the verdict for one launch whose memory replay is done."""
+    """The execution models and the verdict for one launch whose memory replay is done.
+
+    ``instructions``: the launch's rows as a table, or an iterable of batches
+    (reduced batch by batch, so a long launch never sits in memory whole).
+    """
     res = LaunchResult(geo.kernel, geo.launch, geo, memory=mem)
     try:
         check_fits(geo, target)
@@ -128,7 +132,8 @@ def analyze_launch(geo: LaunchGeometry, target, instructions: pa.Table, mem: Lau
         res.error = str(exc)
         return res
     layout = wave_layout(geo, target)
-    issues = wave_issues(instructions, layout)
+    issues = (wave_issues(instructions, layout) if isinstance(instructions, pa.Table)
+              else wave_issues_batches(instructions, layout))
     res.simd = simd_utilization(geo, target, issues=issues)
     res.occupancy = occupancy(geo, layout, target)
     units = min(int(target.compute_units), max(1, _work_units(geo, layout)))
@@ -168,15 +173,14 @@ def analyze(trace, target) -> AnalysisResult:
         mem_error = None
     except TracekitError as exc:
         memory, mem_error = {}, str(exc)
-    instructions = trace.instructions
     sites = trace.sites.to_pandas() if trace.sites.num_rows else None
     out = []
     for geo in geos:
         if mem_error:
             out.append(LaunchResult(geo.kernel, geo.launch, geo, error=mem_error))
             continue
-        out.append(analyze_launch(geo, target, _launch_rows(instructions, geo.launch),
-                                  memory.get(geo.launch), sites))
+        rows = trace.iter_batches("instructions", launches=[geo.launch])  # only this launch's row groups
+        out.append(analyze_launch(geo, target, rows, memory.get(geo.launch), sites))
     return AnalysisResult(str(trace.path), target, out, warnings)
 
 

@@ -19,6 +19,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tracekit.schema import INSTRUCTIONS
+
 FAST_MATH_FLAGS = ("-cl-fast-relaxed-math", "-cl-finite-math-only")
 
 
@@ -142,6 +144,17 @@ def _barrier_launches(instructions: pa.Table) -> set[int]:
     return out
 
 
+def _instruction_facts(trace) -> tuple[set[int], set[int]]:
+    """(launches that executed a barrier, launches with instruction rows), in one streamed pass."""
+    barriers: set[int] = set()
+    launches: set[int] = set()
+    for batch in trace.iter_batches("instructions", columns=["launch", "opclass", "count"]):
+        t = pa.Table.from_batches([batch])
+        launches.update(pc.unique(t["launch"]).to_pylist())
+        barriers |= _barrier_launches(t)
+    return barriers, launches
+
+
 def _access_launches(trace) -> set[int]:
     out: set[int] = set()
     for batch in trace.iter_batches("accesses", columns=["launch"]):
@@ -186,16 +199,16 @@ def launch_geometries(trace) -> tuple[list[LaunchGeometry], list[str]]:
     ``launches`` table get their sizes inferred (and ``inferred=True``).
     """
     warnings: list[str] = []
-    instructions = trace.instructions
-    barriers = _barrier_launches(instructions)
+    barriers, instr_launches = _instruction_facts(trace)  # streamed: never the whole table
     known = set(trace.launches["launch"].to_pylist())
     missing = _access_launches(trace) - known
     seen = _scan_accesses(trace, missing) if missing else {}
-    if instructions.num_rows:
-        missing |= set(pc.unique(instructions["launch"]).to_pylist()) - known
-    if instructions.num_rows and missing:
-        instructions = instructions.filter(pc.is_in(instructions["launch"],
-                                                    pa.array(sorted(missing), pa.int32())))
+    missing |= instr_launches - known
+    if missing and instr_launches & missing:
+        cols = ["launch", "kernel", "group", "item"]
+        instructions = pa.Table.from_batches(
+            list(trace.iter_batches("instructions", columns=cols, launches=sorted(missing))),
+            schema=pa.schema([INSTRUCTIONS.field(c) for c in cols]))
         kern = instructions["kernel"]
         kern = kern.cast(pa.string()) if pa.types.is_dictionary(kern.type) else kern
         t = pa.table({"launch": instructions["launch"], "kernel": kern,

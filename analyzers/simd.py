@@ -213,6 +213,28 @@ def wave_issues(instructions: pa.Table, layout: WaveLayout) -> pd.DataFrame:
     })
 
 
+def wave_issues_batches(batches, layout: WaveLayout) -> pd.DataFrame:
+    """:func:`wave_issues` over one launch's rows given in batches, so memory stays at a batch.
+
+    Each batch is reduced on its own; a wave cut by a batch boundary appears in
+    two partial results, which combine exactly: its busiest lane is the larger
+    of the two maxima and lane executions add up.
+    """
+    parts = []
+    for b in batches:
+        t = pa.Table.from_batches([b]) if isinstance(b, pa.RecordBatch) else b
+        if t.num_rows:
+            parts.append(wave_issues(t, layout))
+    if len(parts) <= 1:
+        return parts[0] if parts else wave_issues(_EMPTY, layout)
+    names = list(dict.fromkeys(c for p in parts for c in p["opclass"].cat.categories))
+    df = pd.concat([p.assign(opclass=p["opclass"].cat.set_categories(names)) for p in parts],
+                   ignore_index=True)
+    out = df.groupby(["wave", "site", "opclass"], sort=True, observed=True).agg(
+        issues=("issues", "max"), lane_executions=("lane_executions", "sum")).reset_index()
+    return out[["wave", "site", "opclass", "issues", "lane_executions"]]
+
+
 def site_utilization(issues: pd.DataFrame, width: int) -> pd.DataFrame:
     """Per (site, opclass): issues, lane executions, waves that issued it and utilisation."""
     if issues.empty:
