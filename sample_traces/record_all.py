@@ -3,17 +3,28 @@
 Run with ``make samples`` (or ``.venv/bin/python sample_traces/record_all.py
 [NAME ...]``).  Sizes are kept small so all traces together stay under 20 MB;
 the script checks that budget and fails if it is exceeded.
+
+The script works from the repository root and passes repository-relative kernel
+paths (``sample_traces/kernels/vector_add.cl``): the recorder stores a kernel path
+as it is given, so the traces name their source files the same way on any clone.
+
+Launches too big to record whole (the memory-bound baselines need a grid large
+enough to fill a big GPU) record a seeded random sample of their work-groups;
+the launch metadata carries the scale from the sample to the full grid.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+HERE = Path("sample_traces")        # relative to ROOT, the working directory while recording
+KERNELS = HERE / "kernels"
 
 from tracekit.recorder import record_kernel  # noqa: E402
 
@@ -35,11 +46,17 @@ class Sample:
 
 
 N = 4096
+#: Full-grid sizes of the sampled launches, of which 64 random work-groups are recorded.  The
+#: memory-bound baselines need enough work-groups to keep every compute unit of the largest
+#: target busy (4M items, 65536 groups of 64; the strided copy reads 16x its grid, so 1M items
+#: keep its input at 64 MiB); the FMA chain needs fewer, as each item runs long.
+BIG, BIG_STRIDED, FMA_ITEMS, SAMPLED = 1 << 22, 1 << 20, 1 << 16, "random:64:1"
 SAMPLES = [
-    Sample("vector_add", "vector_add.cl", "vector_add", f"{N}", "64",
-           [f"float[{N}]=rand:1", f"float[{N}]=range", f"float[{N}]", f"int:{N}"]),
-    Sample("strided_copy", "strided_copy.cl", "strided_copy", f"{N}", "64",
-           [f"float[{N * 16}]=range", f"float[{N}]", "int:16"]),
+    Sample("vector_add", "vector_add.cl", "vector_add", f"{BIG}", "64",
+           [f"float[{BIG}]=rand:1", f"float[{BIG}]=range", f"float[{BIG}]", f"int:{BIG}"],
+           sample=SAMPLED),
+    Sample("strided_copy", "strided_copy.cl", "strided_copy", f"{BIG_STRIDED}", "64",
+           [f"float[{BIG_STRIDED * 16}]", f"float[{BIG_STRIDED}]", "int:16"], sample=SAMPLED),
     Sample("transpose_naive", "transpose.cl", "transpose_naive", "64,64", "16,16",
            ["float[4096]=range", "float[4096]", "int:64", "int:64"]),
     Sample("transpose_tiled", "transpose.cl", "transpose_tiled", "64,64", "16,16",
@@ -64,10 +81,13 @@ SAMPLES = [
            ["float:2.0", "float[64]=rand:10", "float[64]=rand:11"]),
     Sample("box_filter_8x8", "box_filter.cl", "box_filter_8x8", "64,64", "8,8",
            ["float[4096]=rand:12", "float[4096]", "int:64", "int:64"]),
-    Sample("fma_chain", "fma_chain.cl", "fma_chain", f"{N}", "64",
-           [f"float[{N}]=rand:13", f"float[{N}]"], options="-DCHAIN=128"),
-    Sample("pointer_chase", "pointer_chase.cl", "pointer_chase", "64", "32",
-           ["int[1048576]=rand:14:0:1048576", "int[64]", "int:256"]),
+    # 64K items: on 4096 the largest target runs one short wave per unit, and a single DRAM
+    # round trip costs about as much as the whole chain.
+    Sample("fma_chain", "fma_chain.cl", "fma_chain", f"{FMA_ITEMS}", "64",
+           [f"float[{FMA_ITEMS}]=rand:13", f"float[{FMA_ITEMS}]"], options="-DCHAIN=128", sample=SAMPLED),
+    # One work-group of 32: a single wave of dependent chains, too few to cover DRAM latency.
+    Sample("pointer_chase", "pointer_chase.cl", "pointer_chase", "32", "32",
+           ["int[1048576]=rand:14:0:1048576", "int[32]", "int:256"]),
     Sample("one_lane_branch", "lane_branch.cl", "one_lane_branch", f"{N}", "64",
            [f"float[{N}]=rand:15", f"float[{N}]"], options="-DWORK=64"),
     Sample("all_lanes_branch", "lane_branch.cl", "all_lanes_branch", f"{N}", "64",
@@ -85,10 +105,11 @@ def main(names: list[str]) -> int:
     if unknown:
         print(f"unknown sample(s): {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
+    os.chdir(ROOT)
     for s in chosen:
         t0 = time.perf_counter()
         out = HERE / f"{s.name}.tkt"
-        r = record_kernel(HERE / "kernels" / s.file, s.kernel, global_size=s.global_size,
+        r = record_kernel(KERNELS / s.file, s.kernel, global_size=s.global_size,
                           local_size=s.local_size, args=s.args, out=out, build_options=s.options,
                           sample=s.sample)
         status = ",".join(sorted({st for _, st in r.launches}))

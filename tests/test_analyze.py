@@ -163,13 +163,7 @@ SAMPLES = "sample_traces"
 SAMPLE_DESIGNS = {"vector_add": "memory", "strided_copy": "memory", "fma_chain": "alu",
                   "pointer_chase": "latency", "too_small_grid": "latency"}
 #: Where the model and a sample's design disagree, and why (strict: fixing the cause must flip these).
-KNOWN = {
-    ("vector_add", "nvidia-h200"): "64 work-groups of 2 warps leave half the SMs idle: one DRAM round "
-                                   "trip outlasts moving 48 KB; needs a larger, sampled recording",
-    ("strided_copy", "nvidia-h200"): "as vector_add: a 4096-item grid is latency-bound on an H200",
-    ("pointer_chase", "powervr-g6400"): "64 independent chains each fill a 128-byte line per step: "
-                                        "20 GB/s wanted against 12.8 GB/s of DRAM, so bandwidth binds first",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _sample(name):

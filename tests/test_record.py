@@ -179,3 +179,26 @@ def test_same_trace_with_several_oclgrind_threads(tmp_path, monkeypatch):
         tables.append((t.accesses, t.instructions))
     assert tables[0][0].equals(tables[1][0]) and tables[0][1].equals(tables[1][1])
     assert sorted(set(tables[0][0]["group"].to_pylist())) == [0, 1, 2, 3]
+
+
+def test_relative_kernel_path_stays_relative(tmp_path, monkeypatch):
+    """A kernel given by a relative path is stored by that path (sites and metadata), so a
+    trace recorded in one clone names the same file in every other."""
+    from tracekit.cli import main
+
+    (tmp_path / "kernels").mkdir()
+    (tmp_path / "kernels" / "va.cl").write_text((KERNELS / "vector_add.cl").read_text())
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as done:
+        main(["record", "-q", "kernels/va.cl", "--kernel", "vector_add", "--global", "64", "--local", "32",
+              "--arg", "float[64]", "--arg", "float[64]", "--arg", "float[64]", "--arg", "int:64",
+              "-o", "va.tkt"])
+    assert done.value.code == 0
+    t = open_trace(tmp_path / "va.tkt")
+    assert set(t.sites.to_pandas()["file"].dropna()) == {"kernels/va.cl"}
+    assert t.launch_metadata(0)["kernel_file"] == "kernels/va.cl"
+    # absolute in, absolute out: the path is never rewritten either way
+    record_kernel(tmp_path / "kernels" / "va.cl", "vector_add", global_size="64",
+                  args=["float[64]", "float[64]", "float[64]", "int:64"], out=tmp_path / "abs.tkt")
+    t = open_trace(tmp_path / "abs.tkt")
+    assert set(t.sites.to_pandas()["file"].dropna()) == {str(tmp_path / "kernels" / "va.cl")}
