@@ -283,7 +283,7 @@ def _by_launch(client, path, trace, targets, progress):
 def _by_unit(client, path, trace, targets, progress):
     from dask.distributed import as_completed
 
-    from analyzers.analyze import AnalysisResult, _launch_rows, analyze_launch
+    from analyzers.analyze import AnalysisResult, analyze_launch
     from analyzers.geometry import launch_geometries
     from analyzers.memory_adapter import launch_memory
     from analyzers.waves import pack_factor
@@ -309,7 +309,6 @@ def _by_unit(client, path, trace, targets, progress):
         parts.setdefault((ti, launch), []).append(rep)
         if progress is not None:
             progress.advance(rep.accesses)
-    instructions = trace.instructions
     site_table = trace.sites.to_pandas() if trace.sites.num_rows else None
     out = []
     for ti, target in enumerate(targets):
@@ -317,6 +316,7 @@ def _by_unit(client, path, trace, targets, progress):
         for g in geos:
             merged = merge_replays(parts.get((ti, g.launch), []), target)
             mem = launch_memory(merged, target, g.sample_scale) if merged is not None else None
-            launches.append(analyze_launch(g, target, _launch_rows(instructions, g.launch), mem, site_table))
+            rows = trace.iter_batches("instructions", launches=[g.launch])
+            launches.append(analyze_launch(g, target, rows, mem, site_table))
         out.append(AnalysisResult(path, target, launches, list(warnings)))
     return out
