@@ -82,6 +82,17 @@ def test_cli_workers_equals_single_process(traces, run_cli):
         == [0, 1, 2, 3]
 
 
+def test_cli_scheduler_address_of_existing_cluster(traces, client, run_cli):
+    """--scheduler connects to a cluster started elsewhere (here: the module's cluster, by address)."""
+    plain, _ = traces
+    address = client.scheduler_info()["address"]
+    assert address.startswith("tcp://")
+    one = run_cli("analyze", plain, "-t", "intel-hd530")
+    remote = run_cli("analyze", plain, "-t", "intel-hd530", "--scheduler", address)
+    assert one.code == remote.code == 0, remote.err
+    assert one.out == remote.out
+
+
 def test_partitioned_trace_reads_only_its_launch(traces):
     plain, part = traces
     a, b = open_trace(plain), open_trace(part)
