@@ -23,6 +23,7 @@ VERSION = 1
 
 
 class OutputFormat(str, Enum):
+    text = "text"
     json = "json"
     html = "html"
     pdf = "pdf"
@@ -95,6 +96,20 @@ def run_analyze(trace_path: str, targets: list[str], fmt: str = "json",
         return None
     results = analyze_results(trace, loaded, workers=scale.get("workers"), scheduler=scale.get("scheduler"),
                               shard=scale.get("shard", "launch"), show_progress=scale.get("progress", True))
+    if fmt == "text":
+        import io
+
+        from rich.console import Console
+
+        from .analyze_text import render_table
+        buf = io.StringIO()
+        render_table(analysis_document(trace, results),
+                     Console(file=buf, force_terminal=output in (None, "-") and sys.stdout.isatty(),
+                             width=140, highlight=False))
+        if output in (None, "-"):
+            return buf.getvalue()
+        _write_atomic(Path(output), buf.getvalue().encode("utf-8"))
+        return None
     if fmt == "json":
         text = dumps(analysis_document(trace, results))
         if output in (None, "-"):
@@ -110,7 +125,9 @@ def run_analyze(trace_path: str, targets: list[str], fmt: str = "json",
 TraceArg = Annotated[str, typer.Argument(help="A trace (.tkt directory, .parquet file) or a CSV export.")]
 TargetOpt = Annotated[list[str] | None, typer.Option(
     "--target", "-t", help="A shipped target name or a .toml path; repeat for several.")]
-FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="json, html or pdf.")]
+FormatOpt = Annotated[OutputFormat | None, typer.Option(
+    "--format", "-f", help="text, json, html or pdf (default: text on a terminal, else from the -o suffix, "
+    "else json).")]
 OutputOpt = Annotated[str | None, typer.Option("--output", "-o", help="Output file (JSON: stdout if none).")]
 WorkersOpt = Annotated[int | None, typer.Option("--workers", help="Run on a local Dask cluster of N.")]
 SchedulerOpt = Annotated[str | None, typer.Option("--scheduler", help="Run on an existing Dask cluster.")]
@@ -120,14 +137,25 @@ SampleOpt = Annotated[float | None, typer.Option(
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of --sample-groups.")]
 
 
+def _default_format(fmt: OutputFormat | None, output: str | None) -> str:
+    """An explicit --format wins; else a table on a terminal, the -o suffix, or JSON for pipes."""
+    if fmt is not None:
+        return fmt.value
+    if output in (None, "-"):
+        return "text" if sys.stdout.isatty() else "json"
+    suffix = Path(output).suffix.lower().lstrip(".")
+    return {"html": "html", "htm": "html", "pdf": "pdf", "txt": "text"}.get(suffix, "json")
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
-    def analyze(trace: TraceArg, target: TargetOpt = None, fmt: FormatOpt = OutputFormat.json,
+    def analyze(trace: TraceArg, target: TargetOpt = None, fmt: FormatOpt = None,
                 output: OutputOpt = None, workers: WorkersOpt = None, scheduler: SchedulerOpt = None,
                 shard: ShardOpt = "launch", sample_groups: SampleOpt = None, seed: SeedOpt = 0) -> None:
         """Analyse every launch of TRACE on every --target: verdict, time estimates and the evidence."""
-        text = run_analyze(trace, list(target or []), fmt.value, output, workers=workers, scheduler=scheduler,
-                           shard=shard, sample_groups=sample_groups, seed=seed)
+        text = run_analyze(trace, list(target or []), _default_format(fmt, output), output,
+                           workers=workers, scheduler=scheduler, shard=shard,
+                           sample_groups=sample_groups, seed=seed)
         if text is not None:
             sys.stdout.write(text)
         elif output:
