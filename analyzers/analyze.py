@@ -10,7 +10,7 @@ result, so the other launches -- and other targets -- still get their answers.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 import pyarrow as pa
@@ -20,7 +20,7 @@ from tracekit.errors import TracekitError
 
 from . import result_dict as rd
 from .alu import AluResult, alu_cost
-from .bound import BoundResult, classify, load_chains, load_chains_from_requests
+from .bound import BoundResult, Schedule, classify, load_chains, load_chains_from_requests
 from .geometry import LaunchGeometry, launch_geometries
 from .memory_adapter import LaunchMemory, memory_by_launch
 from .occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
@@ -139,7 +139,11 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     units = min(int(target.compute_units), max(1, _work_units(geo, layout)))
     res.alu = alu_cost(issues, geo, layout, target, resident_waves_per_cu=res.occupancy.waves_per_cu)
     traffic = mem.traffic if mem is not None else None
-    chains = load_chains(issues, mem.load_sites if mem is not None else ())
+    stores = ()
+    if mem is not None and not mem.per_site.empty:
+        ps = mem.per_site
+        stores = ps.loc[(ps["space"] != "local") & (ps["space"] != "private") & (ps["op"] != "load"), "site"]
+    chains = load_chains(issues, mem.load_sites if mem is not None else (), stores)
     if chains.loads_per_wave == 0 and mem is not None and mem.load_sites:
         loads = mem.per_site[mem.per_site["site"].isin(list(mem.load_sites))]
         recorded_waves = layout.waves / geo.sample_scale
@@ -147,7 +151,14 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     if traffic is None:
         from .bound import MemoryTraffic
         traffic = MemoryTraffic(levels=(), dram_bytes=0.0, load_requests=0.0, load_transactions=0.0)
-    res.bound = classify(res.alu.time_s, traffic, chains, res.occupancy.waves_per_cu * units, target, units)
+    elif not traffic.dram_bytes_written:
+        written = float(mem.memory.get("dram_bytes_written", 0) or 0) * geo.sample_scale
+        traffic = replace(traffic, dram_bytes_written=written)
+    work = max(1, _work_units(geo, layout))
+    resident = res.occupancy.waves_per_cu if layout.packed else res.occupancy.work_groups_per_cu
+    schedule = Schedule(work_groups_per_unit=-(-work // units), resident_work_groups=max(1, resident))
+    res.bound = classify(res.alu.time_s, traffic, chains, res.occupancy.waves_per_cu * units, target, units,
+                         schedule)
     res.bound.evidence.update(
         simd_utilization=res.simd.utilization, occupancy=res.occupancy.occupancy,
         occupancy_limiting_factor=res.occupancy.limiting_factor, active_compute_units=units)

@@ -7,18 +7,17 @@ Three lower bounds on the launch's run time, each from one resource:
 * **memory**: for every level that moves data, the bytes it moved over its
   bandwidth (per-unit caches and local memory scale with the units in use;
   shared caches and DRAM do not); the slowest level is the memory time;
-* **latency** (Little's law): to keep up a rate of X transactions per second
-  against an average load latency L, X x L transactions must be in flight.
-  Resident waves can keep ``waves x loads in flight per wave x transactions per
-  request`` in flight; a wave's loads are in flight together unless they form a
-  dependent chain (one site re-executed by the same lane, as in a pointer chase
-  or a loop whose next address needs the last load).  When fewer are in flight
-  than needed, the rate drops to in-flight / L, and the time to
-  ``transactions x L / in-flight``.
+* **latency**: the busiest unit's work-groups passing through its resident slots
+  (Little's law on the slots): each is dispatched, then lives as long as its
+  waves' dependent load round trips and a store acknowledgement; plus the
+  target's fixed launch overhead.
 
-The estimate is the largest bound (the resources are assumed to overlap
-perfectly), and the verdict names it.  Counts come in already scaled to the
-whole launch when the trace recorded a sample of work-groups.
+The estimate T is the largest bound.  The verdict is Nsight Compute's
+speed-of-light decision made over these estimates: the predicted utilisation of
+the ALU (alu / T) and of each memory level (level / T); the busier of ALU and
+the memory bottleneck if it reaches the threshold, otherwise ``latency``.
+Counts come in already scaled to the whole launch when the trace recorded a
+sample of work-groups.
 """
 
 from __future__ import annotations
@@ -29,6 +28,11 @@ import numpy as np
 import pandas as pd
 
 VERDICTS = ("alu", "memory", "latency")
+#: A resource counts as the bottleneck when the model predicts it busy for at least this share
+#: of the launch time; below it on both ALU and memory the launch is latency-bound.  The value
+#: is the one of Nsight Compute's SOLBottleneck rule (60 % of peak); a target may set its own
+#: as ``extra.sol_threshold``.
+SOL_THRESHOLD = 0.6
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,9 @@ class MemoryTraffic:
     load_requests: float       # SIMD requests of global/constant/image loads
     load_transactions: float
     local_cycles: float = 0.0  # local-memory cycles summed over the work-groups
+    #: Of ``dram_bytes``, those written back (dirty data, including what the end-of-launch
+    #: flush wrote); used to keep what a write-back last level still holds off the launch's time.
+    dram_bytes_written: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,7 @@ class LoadChains:
 
     loads_per_wave: float      # load issues per wave (mean over waves that load)
     chain_per_wave: float      # most issues of one load site per wave (mean)
+    stores_per_wave: float = 0.0  # global store issues per wave (mean over waves that store)
 
     @property
     def loads_in_flight(self) -> float:
@@ -68,7 +76,7 @@ class LoadChains:
         return self.loads_per_wave / self.chain_per_wave if self.chain_per_wave else 0.0
 
 
-def load_chains(issues: pd.DataFrame, load_sites) -> LoadChains:
+def load_chains(issues: pd.DataFrame, load_sites, store_sites=()) -> LoadChains:
     """Per-wave load issues and chain length from :func:`analyzers.simd.wave_issues` rows.
 
     ``load_sites`` are the sites of loads that go through the cache hierarchy.
@@ -77,12 +85,14 @@ def load_chains(issues: pd.DataFrame, load_sites) -> LoadChains:
     """
     if issues.empty:
         return LoadChains(0.0, 0.0)
-    sel = issues[issues["site"].isin(list(load_sites))
-                 & issues["opclass"].astype(str).isin(["load", "atomic"])]
+    ops = issues["opclass"].astype(str)
+    st = issues[issues["site"].isin(list(store_sites)) & ops.isin(["store", "atomic"])]
+    stores = float(st.groupby("wave", sort=False)["issues"].sum().mean()) if not st.empty else 0.0
+    sel = issues[issues["site"].isin(list(load_sites)) & ops.isin(["load", "atomic"])]
     if sel.empty:
-        return LoadChains(0.0, 0.0)
+        return LoadChains(0.0, 0.0, stores)
     per_wave = sel.groupby("wave", sort=False)["issues"].agg(["sum", "max"])
-    return LoadChains(float(per_wave["sum"].mean()), float(per_wave["max"].mean()))
+    return LoadChains(float(per_wave["sum"].mean()), float(per_wave["max"].mean()), stores)
 
 
 def load_chains_from_requests(load_requests_per_site, waves: float) -> LoadChains:
@@ -94,6 +104,14 @@ def load_chains_from_requests(load_requests_per_site, waves: float) -> LoadChain
     if not reqs or waves <= 0:
         return LoadChains(0.0, 0.0)
     return LoadChains(sum(reqs) / waves, max(reqs) / waves)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """How a launch's work-groups (packed tasks on packing targets) spread over the units in use."""
+
+    work_groups_per_unit: int      # on the busiest unit: ceil(work-groups / units in use)
+    resident_work_groups: int      # resident on one unit at once (occupancy)
 
 
 @dataclass(frozen=True)
@@ -112,6 +130,11 @@ class BoundResult:
                 "latency_s": self.latency_s, "memory_levels_s": dict(sorted(self.memory_levels_s.items())),
                 "memory_bottleneck": self.memory_bottleneck}
 
+    @property
+    def utilization(self) -> dict[str, float]:
+        """Predicted share of the launch time each resource is busy (``alu`` and every memory level)."""
+        return dict(self.evidence.get("utilization", {}))
+
 
 def memory_times(traffic: MemoryTraffic, target, active_cus: int) -> dict[str, float]:
     """Seconds each level needs to move its bytes at its bandwidth."""
@@ -122,7 +145,8 @@ def memory_times(traffic: MemoryTraffic, target, active_cus: int) -> dict[str, f
             continue
         instances = active_cus if lvl.scope == "compute_unit" else 1
         out[lvl.name] = lvl.bytes / (lvl.bandwidth_bytes_per_cycle * max(instances, 1) * clock_hz)
-    out["DRAM"] = traffic.dram_bytes / (float(target.dram.bandwidth_gb_per_s) * 1e9)
+    dram = traffic.dram_bytes - resident_dirty_bytes(traffic, target)
+    out["DRAM"] = dram / (float(target.dram.bandwidth_gb_per_s) * 1e9)
     if traffic.local_cycles:
         out["local_memory"] = traffic.local_cycles / max(active_cus, 1) / clock_hz
     return out
@@ -148,11 +172,91 @@ def mean_load_latency_s(traffic: MemoryTraffic, target) -> tuple[float, dict[str
     return latency, served
 
 
+def request_latency_s(traffic: MemoryTraffic, target, transactions_per_request: float) -> float:
+    """Expected latency of a whole load request: a wave waits for its slowest transaction.
+
+    With ``c_i`` the share of transactions served at level ``i`` or nearer and ``k``
+    transactions per request (taken as independent), the request is done at level
+    ``i`` with probability ``c_i^k - c_(i-1)^k``.
+    """
+    clock_hz = float(target.clock_mhz) * 1e6
+    k = max(transactions_per_request, 1.0)
+    _, served = mean_load_latency_s(traffic, target)
+    lat = {lvl.name: lvl.latency_cycles / clock_hz for lvl in traffic.levels}
+    lat["DRAM"] = float(target.dram.latency_ns) * 1e-9
+    total, cum, prev = 0.0, 0.0, 0.0
+    for name in [lvl.name for lvl in traffic.levels] + ["DRAM"]:
+        cum = min(cum + served.get(name, 0.0), 1.0)
+        done = 1.0 if name == "DRAM" else cum ** k
+        total += (done - prev) * lat[name]
+        prev = done
+    return total
+
+
+def store_ack_latency_s(target) -> float:
+    """Round trip of a store: to the nearest write-back cache level (it takes the data), else DRAM.
+
+    A wave's slot is released only once its stores are acknowledged (GPGPU-Sim
+    models the same: shd_warp_t::hardware_done waits for stores_done).
+    """
+    clock_hz = float(target.clock_mhz) * 1e6
+    for lvl in target.caches:
+        if lvl.write_policy == "write_back":
+            return float(lvl.latency_cycles) / clock_hz
+    return float(target.dram.latency_ns) * 1e-9
+
+
+def resident_dirty_bytes(traffic: MemoryTraffic, target) -> float:
+    """Dirty bytes the last cache level still holds when the launch ends (written back later).
+
+    The replay flushes every dirty line at the end of a launch; a write-back last
+    level keeps up to its share of the launch's traffic, so that much of the
+    write-back happens after the launch.  Under LRU the level holds the most recent
+    ``size`` bytes of mixed traffic, of which writes are their share of DRAM bytes.
+    """
+    last = target.caches[-1] if target.caches else None
+    written = traffic.dram_bytes_written
+    if last is None or last.write_policy != "write_back" or written <= 0 or traffic.dram_bytes <= 0:
+        return 0.0
+    return min(written, float(last.size_bytes) * written / traffic.dram_bytes)
+
+
+def _extra_number(target, key: str, default: float) -> float:
+    value = (getattr(target, "extra", None) or {}).get(key, default)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+
+
+def launch_costs(target) -> tuple[float, float, float]:
+    """The target's fixed launch overhead (s), work-group dispatch time (s) and SOL threshold."""
+    clock_hz = float(target.clock_mhz) * 1e6
+    overhead = _extra_number(target, "launch_overhead_ns", 0.0) * 1e-9
+    dispatch = _extra_number(target, "work_group_dispatch_cycles", 0.0) / clock_hz
+    return overhead, dispatch, _extra_number(target, "sol_threshold", SOL_THRESHOLD)
+
+
+def schedule_time(schedule: Schedule, lifetime_s: float, dispatch_s: float) -> tuple[float, int]:
+    """Time the busiest unit needs to run its work-groups when no throughput limit binds.
+
+    Two lower bounds, the larger wins: the unit's dispatcher starts its G
+    work-groups one after another and the last one still lives ``lifetime``
+    (``G x dispatch + lifetime``); and each of its S slots hosts ceil(G / S)
+    work-groups in turn, each dispatched and then living its lifetime (Little's
+    law on the slots; the ceiling is the tail of a partly filled last round).
+    """
+    g = max(int(schedule.work_groups_per_unit), 0)
+    s = max(int(schedule.resident_work_groups), 1)
+    rounds = -(-g // s)
+    return max(g * dispatch_s + lifetime_s, rounds * (dispatch_s + lifetime_s)) if g else 0.0, rounds
+
+
 def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_waves: float,
-             target, active_cus: int) -> BoundResult:
+             target, active_cus: int, schedule: Schedule | None = None) -> BoundResult:
     """Combine the ALU time, the memory times and the latency term into the verdict.
 
     ``resident_waves`` is the total over the units in use (occupancy x units).
+    With a ``schedule`` the latency term follows the work-groups through their
+    slots (dispatch, dependent round trips, the last partial round); without one
+    it is the transaction-level Little's-law figure alone.
     """
     levels = memory_times(traffic, target, active_cus)
     bottleneck = max(sorted(levels), key=lambda k: levels[k]) if levels else "DRAM"
@@ -162,14 +266,33 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
     tpr = traffic.load_transactions / traffic.load_requests if traffic.load_requests else 0.0
     in_flight = resident_waves * max(chains.loads_in_flight, 1.0 if chains.loads_per_wave else 0.0) * tpr
     if traffic.load_transactions and in_flight > 0:
-        latency_s = traffic.load_transactions * lat / in_flight
+        littles_s = traffic.load_transactions * lat / in_flight
         needed = traffic.load_transactions / throughput_s * lat if throughput_s > 0 else float("inf")
     else:
-        latency_s, needed = 0.0, 0.0
-    times = {"alu": alu_s, "memory": memory_s, "latency": latency_s}
-    verdict = max(VERDICTS, key=lambda v: (times[v], -VERDICTS.index(v)))
+        littles_s, needed = 0.0, 0.0
+    overhead_s, dispatch_s, threshold = launch_costs(target)
+    lifetime_s = 0.0
+    if traffic.load_transactions:
+        lifetime_s = chains.chain_per_wave * request_latency_s(traffic, target, tpr)
+    if chains.stores_per_wave:
+        lifetime_s += store_ack_latency_s(target)
+    sched = {}
+    if schedule is not None:
+        slots_s, rounds = schedule_time(schedule, lifetime_s, dispatch_s)
+        latency_s = overhead_s + slots_s
+        sched = {"work_groups_per_unit": schedule.work_groups_per_unit,
+                 "resident_work_groups_per_unit": schedule.resident_work_groups, "rounds": rounds,
+                 "work_group_dispatch_s": dispatch_s, "wave_lifetime_s": lifetime_s}
+    else:
+        latency_s = overhead_s + littles_s
+    time_s = max(alu_s, memory_s, latency_s)
+    utilization = {"alu": alu_s / time_s if time_s > 0 else 0.0}
+    utilization.update({k: v / time_s if time_s > 0 else 0.0 for k, v in sorted(levels.items())})
+    verdict = sol_verdict(utilization["alu"], utilization.get(bottleneck, 0.0), threshold)
     evidence = {
-        "alu_share": alu_s / max(times.values()) if max(times.values()) > 0 else 0.0,
+        "alu_share": alu_s / time_s if time_s > 0 else 0.0,
+        "utilization": utilization,
+        "sol_threshold": threshold,
         "memory_bottleneck": bottleneck,
         "mean_load_latency_ns": lat * 1e9,
         "load_served_by": dict(sorted(served.items())),
@@ -181,6 +304,21 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
         "resident_waves": resident_waves,
         "transactions_in_flight_available": in_flight,
         "transactions_in_flight_needed": needed if np.isfinite(needed) else None,
+        "littles_law_s": littles_s,
+        "launch_overhead_s": overhead_s,
+        **sched,
     }
-    return BoundResult(verdict, max(times.values()), alu_s, memory_s, latency_s, levels, bottleneck,
-                       evidence)
+    return BoundResult(verdict, time_s, alu_s, memory_s, latency_s, levels, bottleneck, evidence)
+
+
+def sol_verdict(alu_utilization: float, memory_utilization: float, threshold: float = SOL_THRESHOLD) -> str:
+    """Speed-of-light decision: the busier of ALU and memory if it reaches ``threshold``, else latency.
+
+    The same rule as Nsight Compute's SOLBottleneck: a launch whose compute and
+    memory throughput both stay below the threshold share of peak is waiting,
+    not working.  A tie goes to ``alu``.
+    """
+    best = max(alu_utilization, memory_utilization)
+    if best < threshold:
+        return "latency"
+    return "alu" if alu_utilization >= memory_utilization else "memory"

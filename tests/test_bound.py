@@ -101,3 +101,53 @@ def test_load_chains_separate_independent_sites_from_repeats():
     c = load_chains(issues, {1, 2})
     assert (c.loads_per_wave, c.chain_per_wave, c.loads_in_flight) == (20, 10, 2)
     assert load_chains(issues, {9}).loads_per_wave == 0
+
+
+def test_sol_verdict_follows_the_nsight_compute_rule():
+    from analyzers.bound import SOL_THRESHOLD, sol_verdict
+    assert SOL_THRESHOLD == 0.6
+    assert sol_verdict(0.59, 0.59) == "latency"       # neither reaches 60 %: waiting, not working
+    assert sol_verdict(0.61, 0.59) == "alu"
+    assert sol_verdict(0.40, 0.60) == "memory"
+    assert sol_verdict(0.9, 0.95) == "memory"         # the busier of the two
+    assert sol_verdict(0.5, 0.5, threshold=0.4) == "alu"
+
+
+def test_schedule_time_dispatch_or_slots_bound():
+    from analyzers.bound import Schedule, schedule_time
+    # 1000 work-groups on a unit, 32 slots, 80 ns dispatch, 500 ns lifetime: dispatch binds.
+    t, rounds = schedule_time(Schedule(1000, 32), 500e-9, 80e-9)
+    assert rounds == 32 and t == pytest.approx(1000 * 80e-9 + 500e-9)
+    # 2 slots: each slot runs 500 of them in turn, dispatch and lifetime each time.
+    t, rounds = schedule_time(Schedule(1000, 2), 500e-9, 80e-9)
+    assert rounds == 500 and t == pytest.approx(500 * 580e-9)
+    # a partly filled last round costs a whole round (tail)
+    assert schedule_time(Schedule(9, 8), 1e-6, 0.0) == (pytest.approx(2e-6), 2)
+
+
+def test_request_waits_for_its_slowest_transaction():
+    from analyzers.bound import request_latency_s
+    tr = traffic(l1=(100, 50), l2=(50, 25))   # half from L1 (20 cycles), a quarter L2 (100), a quarter DRAM
+    one = request_latency_s(tr, T, 1.0)
+    assert one == pytest.approx(mean_load_latency_s(tr, T)[0])
+    # four transactions: all from L1 with p = 0.5^4, all within L2 with 0.75^4, else DRAM
+    four = request_latency_s(tr, T, 4.0)
+    expect = 0.5 ** 4 * 20e-9 + (0.75 ** 4 - 0.5 ** 4) * 100e-9 + (1 - 0.75 ** 4) * 400e-9
+    assert four == pytest.approx(expect) and four > one
+
+
+def test_launch_costs_and_utilisation_in_the_evidence():
+    from analyzers.bound import Schedule
+    t = make_target(cus=4, clock_mhz=1000.0, dram_gbs=100.0, dram_ns=400.0,
+                    extra={"launch_overhead_ns": 1000, "work_group_dispatch_cycles": 40})
+    reqs = 4 * 64
+    tr = traffic(l1_bytes=reqs * 128, l2_bytes=reqs * 128, dram=reqs * 128, l1=(reqs * 2, 0),
+                 l2=(reqs * 2, 0), requests=reqs, transactions=reqs * 2)
+    b = classify(1e-7, tr, LoadChains(1, 1), 4 * 8, t, 4, Schedule(64, 8))
+    # 64 work-groups, 8 slots: 8 rounds of (40 ns dispatch + 400 ns DRAM round trip) beat
+    # 64 dispatches in a row (2.56 us + one lifetime); plus the 1 us launch overhead
+    assert b.latency_s == pytest.approx(1e-6 + 8 * 440e-9)
+    assert b.time_s == b.latency_s and b.verdict == "latency"
+    u = b.evidence["utilization"]
+    assert u["alu"] == pytest.approx(1e-7 / b.time_s) and u["DRAM"] == pytest.approx(b.memory_s / b.time_s)
+    assert b.evidence["rounds"] == 8 and b.evidence["launch_overhead_s"] == pytest.approx(1e-6)

@@ -6,7 +6,8 @@ For every measured launch the same quantities are taken from both sides:
   l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum | global-load transactions over requests;
 * ``store_sectors_per_request``: the same for ``op_st`` | global stores;
 * ``l1_hit_rate``: l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct / 100 | L1 load hit rate;
-* ``l2_hit_rate``: lts__t_sector_hit_rate.pct / 100 | L2 hit rate (loads and stores);
+* ``l2_hit_rate``: lts__t_sector_hit_rate.pct / 100 | L2 hit rate of loads and stores, a store
+  counted as a hit on a write-back L2 as ncu counts it;
 * ``l2_load_hit_rate``: lts__t_sector_op_read_hit_rate.pct / 100 when the export has it | L2 load
   hit rate;
 * ``shared_wavefronts_per_request``: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum over
@@ -116,13 +117,31 @@ def model_frame(analysis, target) -> pd.DataFrame:
         row["shared_store_wavefronts_per_request"] = _ratio(sites, "local", "store", "local_cycles")
         caches = {c["level"]: c for c in (r.memory.memory.get("caches", []) if r.memory else [])}
         row["l1_hit_rate"] = caches.get("L1", {}).get("load_hit_rate", np.nan)
-        row["l2_hit_rate"] = caches.get("L2", {}).get("hit_rate", np.nan)
+        row["l2_hit_rate"] = _absorbing_hit_rate(caches.get("L2", {}), target)
         row["l2_load_hit_rate"] = caches.get("L2", {}).get("load_hit_rate", np.nan)
         row["threads_per_instruction"] = r.simd.utilization * width if r.simd else np.nan
         row["verdict"] = r.verdict
         row["time_ns"] = r.time_estimates.get("total_s", np.nan) * 1e9 if r.bound else np.nan
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _absorbing_hit_rate(level: dict, target) -> float:
+    """Hit rate with Nsight Compute's convention for a write-back L2: every store sector is a hit.
+
+    The L2 takes a full-sector store without fetching anything, so ``lts__t_sector_hit_rate``
+    counts it as a hit; the replay counts a store to an absent sector as a miss.  Loads keep
+    their replayed outcome.  Only the recorded work-groups are replayed, so reuse between
+    work-groups that were not recorded is missing from both figures.
+    """
+    if not level:
+        return np.nan
+    spec = next((c for c in target.caches if c.name == level.get("level")), None)
+    total = float(level.get("hits", 0) + level.get("misses", 0))
+    if spec is None or spec.write_policy != "write_back" or total <= 0:
+        return level.get("hit_rate", np.nan)
+    loads = float(level.get("load_hits", 0) + level.get("load_misses", 0))
+    return (float(level.get("load_hits", 0)) + (total - loads)) / total
 
 
 def _ratio(sites: pd.DataFrame, space: str, op: str, col: str) -> float:

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Instructions.h"
@@ -152,7 +153,26 @@ inline std::string classify(const llvm::Instruction* inst, unsigned& lanes)
   case Instruction::UDiv:
   case Instruction::SRem:
   case Instruction::URem:
+  {
+    // A divisor known at compile time is strength-reduced by GPU compilers: a
+    // power of two becomes a shift or mask, any other constant a multiply-high
+    // and shifts.  Only a divisor known at run time pays for a division.
+    const llvm::Value* divisor = inst->getOperand(1);
+    if (const auto* k = llvm::dyn_cast<llvm::Constant>(divisor))
+      if (divisor->getType()->isVectorTy() && k->getSplatValue())
+        divisor = k->getSplatValue();  // the same constant in every vector lane
+    if (const auto* c = llvm::dyn_cast<llvm::ConstantInt>(divisor))
+    {
+      if (!c->isZero())
+      {
+        const llvm::APInt& v = c->getValue();
+        if (v.isPowerOf2() || (v.isNegatedPowerOf2() && !v.isMinSignedValue()))
+          return "bitwise";
+        return is64(type) ? "int64_mul" : "int_mul";
+      }
+    }
     return is64(type) ? "int64_div" : "int_div";
+  }
   case Instruction::Shl:
   case Instruction::LShr:
   case Instruction::AShr:
@@ -169,6 +189,9 @@ inline std::string classify(const llvm::Instruction* inst, unsigned& lanes)
   case Instruction::Trunc:
   case Instruction::ZExt:
   case Instruction::SExt:
+    // Changing an integer's width is a shift or mask (or nothing, folded into
+    // address arithmetic), not a trip through the conversion unit.
+    return "bitwise";
   case Instruction::FPToUI:
   case Instruction::FPToSI:
   case Instruction::UIToFP:
