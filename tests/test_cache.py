@@ -145,6 +145,12 @@ def test_flush_writes_dirty_lines_once():
     assert 0 < stats["L1"].hit_rate < 1
 
 
+def test_ops_other_than_load_and_store_are_refused():
+    h = CacheHierarchy([L2])
+    with pytest.raises(ValueError, match="LOAD"):
+        h.access([0, 64], ops=[LOAD, 2])
+
+
 def test_write_through_no_allocate_passes_stores_down():
     h = CacheHierarchy([level("L1", 1024, 64, 2, scope="compute_unit", wb=False)])
     h.access([0, 0, 64], ops=[STORE, LOAD, STORE], lengths=4)
@@ -158,6 +164,7 @@ def test_write_through_no_allocate_passes_stores_down():
     (CacheLevel("L1", "shared", 1024, 48, 4), "power of two"),
     (CacheLevel("L1", "shared", 1024, 64, 4, sector_bytes=128), "sector"),
     (CacheLevel("L1", "everywhere", 1024, 64, 4), "scope"),
+    (CacheLevel("L1", "shared", 4096, 1024, 4, sector_bytes=32), "16 sectors"),
 ])
 def test_bad_geometry_is_a_target_error(bad, message):
     with pytest.raises(TargetError, match=message):

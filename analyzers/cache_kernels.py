@@ -1,0 +1,424 @@
+"""Compiled replay kernels, one set per cache geometry.
+
+A loop that reads sets, ways and unit sizes from a table at run time spends most
+of its time on that table: the way scan cannot be unrolled, set indexing needs a
+real division when the set count is not a power of two, and every level costs a
+loop trip.  So each hierarchy gets its own small Python module in which the
+levels are written out one after the other and every geometry number is a
+literal; numba then compiles it like hand-written code.
+
+The module text is generated here, written once to
+``$XDG_CACHE_HOME/tracekit/cache-kernels/k_<hash>.py`` (atomically) and imported
+from there, so numba's on-disk cache (``cache=True``) keeps the machine code
+between runs.  The hash covers the text, so a change to the generator gives new
+files and never a stale kernel.
+
+State of level ``k`` is one int64 array: per (instance, set) a block holding the
+tags of its ways (-1 = empty), their LRU stamps and, for sectored levels, their
+valid sector masks.  A stamp is ``clock << sectors | dirty sector mask``: the way
+scan reads the stamps anyway, so a victim's dirty bits come without touching
+another cache line of the host, and the order of stamps is still the LRU order.
+Empty ways hold the lowest stamp, so they are filled first.  Generated functions:
+
+* ``find<k>``: one pass over a set, the way holding the line or -1 - LRU way;
+* ``step<k>``: one entry of the work stack at level ``k`` (stores, straddling
+  accesses, fills, write-backs), pycachesim's semantics;
+* ``drain``: pops the work stack until empty, depth first like pycachesim's
+  recursion;
+* ``run``: the batch loop; a load walks down the levels inline, and only
+  everything else goes through the stack;
+* ``flush``: writes every dirty unit back, not counted as hits or misses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Bumped when the meaning of the generated code changes without a text change.
+_VERSION = 2
+_LOCK = threading.Lock()
+_LOADED: dict[tuple, object] = {}
+
+
+@dataclass(frozen=True)
+class LevelGeometry:
+    """What the generated code of one level depends on (all compile-time constants)."""
+
+    sets: int
+    ways: int
+    unit_bits: int      # log2 of the unit of hit and miss (sector or line)
+    sector_bits: int    # log2 of sectors per line (0: unsectored)
+    per_cu: bool
+    write_back: bool
+    write_allocate: bool
+
+
+def _push(op: str, lvl: str, addr: str, length: str) -> str:
+    return (f"stack[sp, 0] = {op}\nstack[sp, 1] = {lvl}\nstack[sp, 2] = {addr}\n"
+            f"stack[sp, 3] = {length}\nsp += 1\n")
+
+
+def _ind(text: str, n: int) -> str:
+    pad = " " * n
+    return "".join(pad + ln if ln.strip() else ln for ln in text.splitlines(keepends=True))
+
+
+def _exprs(g: LevelGeometry) -> dict:
+    """Constants and source fragments of one level (unit ``u`` -> its line, sector bit, set block)."""
+    w = g.ways
+    nsec = 1 << g.sector_bits
+    line = f"u >> {g.sector_bits}" if g.sector_bits else "u"
+    bit = f"np.int64(1) << (u & {nsec - 1})" if g.sector_bits else "np.int64(1)"
+    if g.sets == 1:
+        setx = "0"
+    elif g.sets & (g.sets - 1) == 0:
+        setx = f"(line & {g.sets - 1})"
+    else:
+        setx = f"(line % {g.sets})"
+    inst = f"cu * {g.sets} + " if g.per_cu else ""
+    blk = block_entries(g)
+    return dict(W=w, V=2 * w, BLK=blk, UB=g.unit_bits, SB=g.sector_bits, NSEC=nsec, SH=nsec,
+                DM=(1 << nsec) - 1, UNIT=1 << g.unit_bits, LINE=line, BIT=bit, BASE=f"({inst}{setx}) * {blk}")
+
+
+def block_entries(g: LevelGeometry) -> int:
+    """Entries per set: tags and stamps, and the valid masks where the level is sectored."""
+    return (3 if g.sector_bits else 2) * g.ways
+
+
+def empty_stamp(g: LevelGeometry) -> int:
+    """Stamp of an empty way: below every real stamp, with no dirty bits."""
+    return -1 << (1 << g.sector_bits)
+
+
+_FIND = """
+@njit(cache=True, error_model="numpy", inline="always")
+def find{K}(s, base, line):
+    best = 0
+    best_s = s[base + {W}]
+    for w in range({W}):
+        if s[base + w] == line:
+            return w
+        t = s[base + {W} + w]
+        if t < best_s:
+            best = w
+            best_s = t
+    return -1 - best
+"""
+
+
+def _push_dirty(k: int, g: LevelGeometry) -> str:
+    """Pushes the write-backs of a dirty victim (tag ``tagv``, dirty mask ``d``) to level k+1."""
+    e = _exprs(g)
+    if g.sector_bits:
+        body = (f"for sec in range({e['NSEC'] - 1}, -1, -1):\n    if (d >> sec) & 1:\n"
+                + _ind(_push("1", str(k + 1), f"((tagv << {g.sector_bits}) + sec) << {g.unit_bits}",
+                             str(e["UNIT"])), 8))
+    else:
+        body = _push("1", str(k + 1), f"tagv << {g.unit_bits}", str(e["UNIT"]))
+    return (f'\n@njit(cache=True, error_model="numpy")\ndef push_dirty{k}(stack, sp, tagv, d):\n'
+            + _ind(body, 4) + "    return sp\n")
+
+
+def _touch(s: str, g: LevelGeometry, extra: str = "") -> str:
+    """Statement making way ``w`` most recent, keeping its dirty bits."""
+    e = _exprs(g)
+    keep = f" | (s{s}[base + {e['W']} + w] & {e['DM']})" if g.write_back else ""
+    return f"s{s}[base + {e['W']} + w] = (clk << {e['SH']}){keep}{extra}\n"
+
+
+def _victim(s: str, g: LevelGeometry, dirty: str, on_dirty: str) -> str:
+    """Install the line in LRU way ``v``; ``on_dirty`` handles a dirty victim's mask ``d`` first."""
+    e = _exprs(g)
+    src = "v = base - 1 - w\n"
+    if g.write_back:  # empty ways carry no dirty bits
+        src += f"d = s{s}[v + {e['W']}] & {e['DM']}\nif d != 0:\n" + _ind(on_dirty, 4)
+    src += f"s{s}[v] = line\n"
+    if g.sector_bits:
+        src += f"s{s}[v + {e['V']}] = bit\n"
+    return src + f"s{s}[v + {e['W']}] = (clk << {e['SH']}){dirty}\n"
+
+
+def _step(k: int, g: LevelGeometry) -> str:
+    """One work-stack entry at level k: the port of pycachesim's load and store."""
+    e = _exprs(g)
+    nxt = str(k + 1)
+    down = _push("1", nxt, "a", "ln")  # pass the store to the next level
+    present = "w >= 0" + (f" and (s[base + {e['V']} + w] & bit) != 0" if g.sector_bits else "")
+    src = f"""
+@njit(cache=True, error_model="numpy")
+def step{k}(s, stats, stack, sp, op, a, ln, cu, clk, touch_lru, counting):
+    first = a >> {e['UB']}
+    last = (a + ln - 1) >> {e['UB']}
+    if last > first:
+        # a range over several units: one entry per unit, lowest first
+        for u in range(last, first - 1, -1):
+            lo = max(a, u << {e['UB']})
+            hi = min(a + ln, (u + 1) << {e['UB']})
+{_ind(_push("op", str(k), "lo", "hi - lo"), 12)}        return sp, clk
+    u = first
+    line = {e['LINE']}
+    bit = {e['BIT']}
+    base = {e['BASE']}
+    w = find{k}(s, base, line)
+    if op == 0:
+        if {present}:
+            if counting:
+                stats[{k}, 0] += 1
+            clk += 1
+{_ind(_touch("", g), 12)}            return sp, clk
+        if counting:
+            stats[{k}, 1] += 1
+        fill = True
+        new_dirty = np.int64(0)
+    else:
+        if {present}:
+            if counting:
+                stats[{k}, 2] += 1
+            if touch_lru:
+                clk += 1
+{_ind(_touch("", g), 16)}"""
+    if g.write_back:
+        src += f"            s[base + {e['W']} + w] |= bit\n"
+    else:
+        src += _ind(down, 12)
+    src += f"""            return sp, clk
+        if counting:
+            stats[{k}, 3] += 1
+"""
+    if g.write_allocate:
+        src += "        fill = True\n"
+        if g.write_back:
+            src += "        new_dirty = bit\n"
+        else:  # write-through: the store also goes down
+            src += "        new_dirty = np.int64(0)\n" + _ind(down, 8)
+    elif g.write_back:
+        src += "        fill = False\n        new_dirty = bit\n"
+    else:
+        src += _ind(down, 8) + "        return sp, clk\n"
+    src += "    clk += 1\n"
+    on_dirty = f"if counting:\n    stats[{k}, 4] += 1\nsp = push_dirty{k}(stack, sp, s[v], d)\n"
+    victim = _victim("", g, " | new_dirty", on_dirty)
+    if g.sector_bits:  # the line may be there without this sector: complete it
+        src += (f"    if w >= 0:\n        s[base + {e['V']} + w] |= bit\n"
+                + _ind(_touch("", g, " | new_dirty"), 8) + "    else:\n" + _ind(victim, 8))
+    else:  # a miss on an unsectored level always replaces a way
+        src += _ind(victim, 4)
+    src += f"""    if fill:
+{_ind(_push("0", nxt, f"u << {e['UB']}", str(e['UNIT'])), 8)}    return sp, clk
+"""
+    return src
+
+
+def _drain(n: int) -> str:
+    src = """
+@njit(cache=True, error_model="numpy")
+def drain(sts, stats, dram, stack, sp, cu, clk, touch_lru, counting):
+    while sp > 0:
+        sp -= 1
+        op = stack[sp, 0]
+        lvl = stack[sp, 1]
+        a = stack[sp, 2]
+        ln = stack[sp, 3]
+"""
+    for k in range(n):
+        src += (f"        {'if' if k == 0 else 'elif'} lvl == {k}:\n"
+                f"            sp, clk = step{k}(sts[{k}], stats, stack, sp, op, a, ln, cu, clk, touch_lru, "
+                "counting)\n")
+    src += "        else:\n            dram[op] += ln\n    return clk\n"
+    return src
+
+
+def _walk_level(k: int, g: LevelGeometry, below: LevelGeometry | None) -> str:
+    """Inline load lookup at level k inside the walk loop (``break`` ends the walk)."""
+    e = _exprs(g)
+    hit = "w >= 0" + (f" and (s{k}[base + {e['V']} + w] & bit) != 0" if g.sector_bits else "")
+    src = f"""u = a >> {e['UB']}
+line = {e['LINE']}
+bit = {e['BIT']}
+base = {e['BASE']}
+w = find{k}(s{k}, base, line)
+clk += 1
+if {hit}:
+{_ind(_touch(str(k), g), 4)}    stop = {k}
+    break
+"""
+    # dirty victims are written back after the walk, deepest first
+    on_dirty = (f"stats[{k}, 4] += 1\npend_lvl[npend] = {k}\npend_tag[npend] = s{k}[v]\n"
+                "pend_dirty[npend] = d\nnpend += 1\n")
+    victim = _victim(str(k), g, "", on_dirty)
+    if g.sector_bits:
+        src += (f"if w >= 0:\n    s{k}[base + {e['V']} + w] |= bit\n" + _ind(_touch(str(k), g), 4)
+                + "else:\n" + _ind(victim, 4))
+    else:
+        src += victim
+    src += f"a = u << {e['UB']}\n"
+    if below is not None and below.unit_bits < g.unit_bits:
+        # the unit shrinks below: the fill spans several units there, so the stack takes over
+        src += f"stop = {k + 1}\nshrink = True\nbreak\n"
+    return src
+
+
+def _run(levels: tuple[LevelGeometry, ...]) -> str:
+    n = len(levels)
+    ub0 = levels[0].unit_bits
+    walk = ""
+    for k, g in enumerate(levels):
+        below = levels[k + 1] if k + 1 < n else None
+        walk += _walk_level(k, g, below)
+        if below is not None and below.unit_bits < g.unit_bits:
+            break  # the walk always ends here
+    units = ", ".join(str(1 << g.unit_bits) for g in levels)
+    wb = [k for k, g in enumerate(levels) if g.write_back]
+    pend = "".join(f"{'if' if i == 0 else 'elif'} lv == {k}:\n"
+                   f"    sp = push_dirty{k}(stack, 0, pend_tag[p], pend_dirty[p])\n"
+                   for i, k in enumerate(wb))
+    unpack = "".join(f"    s{k} = sts[{k}]\n" for k in range(n))
+    return f"""
+@njit(cache=True, error_model="numpy")
+def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru):
+{unpack}    units = np.array([{units}], np.int64)
+    pend_lvl = np.zeros({n}, np.int64)
+    pend_tag = np.zeros({n}, np.int64)
+    pend_dirty = np.zeros({n}, np.int64)
+    reach = np.zeros({n + 1}, np.int64)  # walks by the level they stopped at
+    hits = np.zeros({n + 1}, np.int64)   # of which ended by a hit there (or at DRAM)
+    nl = lens.shape[0] > 1
+    nc = cus.shape[0] > 1
+    no = ops.shape[0] > 1
+    last_u = np.int64(-1)
+    last_cu = np.int64(-1)
+    clk = clock[0]
+    for i in range(addrs.shape[0]):
+        ln = lens[i if nl else 0]
+        cu = cus[i if nc else 0]
+        op = ops[i if no else 0]
+        if op != 0:
+            last_u = -1
+            stack[0, 0] = op
+            stack[0, 1] = 0
+            stack[0, 2] = addrs[i]
+            stack[0, 3] = ln
+            clk = drain(sts, stats, dram, stack, 1, cu, clk, touch_lru, True)
+            continue
+        for u0 in range(addrs[i] >> {ub0}, ((addrs[i] + ln - 1) >> {ub0}) + 1):
+            if u0 == last_u and cu == last_cu:
+                hits[0] += 1  # the unit just loaded is still there and already most recent
+                reach[0] += 1
+                continue
+            last_u = u0
+            last_cu = cu
+            a = u0 << {ub0}
+            npend = 0
+            stop = {n}
+            shrink = False
+            for _once in range(1):
+{_ind(walk, 16)}            reach[stop] += 1
+            if shrink:
+                stack[0, 0] = 0
+                stack[0, 1] = stop
+                stack[0, 2] = a
+                stack[0, 3] = units[stop - 1]
+                clk = drain(sts, stats, dram, stack, 1, cu, clk, touch_lru, True)
+            else:
+                hits[stop] += 1
+{_ind(_pending(pend), 12) if wb else ""}    clock[0] = clk
+    deeper = 0  # a walk that stopped at level e missed on every level above e
+    for lvl in range({n - 1}, -1, -1):
+        deeper += reach[lvl + 1]
+        stats[lvl, 1] += deeper
+        stats[lvl, 0] += hits[lvl]
+    dram[0] += hits[{n}] * {1 << levels[-1].unit_bits}
+"""
+
+
+def _pending(dispatch: str) -> str:
+    return f"""for p in range(npend - 1, -1, -1):
+    lv = pend_lvl[p]
+{_ind(dispatch, 4)}    clk = drain(sts, stats, dram, stack, sp, cu, clk, touch_lru, True)
+"""
+
+
+def _flush(levels: tuple[LevelGeometry, ...]) -> str:
+    src = """
+@njit(cache=True, error_model="numpy")
+def flush(sts, stats, dram, stack, ncu, clk, touch_lru):
+"""
+    body = ""
+    for k, g in enumerate(levels):
+        if not g.write_back:
+            continue
+        e = _exprs(g)
+        body += f"""s = sts[{k}]
+for blk in range({'ncu * ' if g.per_cu else ''}{g.sets}):
+    for w in range({e['W']}):
+        e = blk * {e['BLK']} + w
+        d = s[e + {e['W']}] & {e['DM']}
+        if d == 0:
+            continue
+        s[e + {e['W']}] ^= d
+        for sec in range({e['NSEC']}):
+            if (d >> sec) & 1:
+                sp = 0
+{_ind(_push("1", str(k + 1), f"((s[e] << {g.sector_bits}) + sec) << {g.unit_bits}", str(e['UNIT'])), 16)}\
+                clk = drain(sts, stats, dram, stack, 1, blk // {g.sets}, clk, touch_lru, False)
+"""
+    return src + _ind(body, 4) + "    return clk\n"
+
+
+def source(levels: tuple[LevelGeometry, ...]) -> str:
+    """The module text for one hierarchy (nearest level first)."""
+    parts = [f'"""Cache replay kernels generated by analyzers.cache_kernels (format {_VERSION}) for\n'
+             f'{levels!r}\n"""\nimport numpy as np\nfrom numba import njit\n']
+    for k, g in enumerate(levels):
+        parts.append(_FIND.format(K=k, W=g.ways))
+        if g.write_back:
+            parts.append(_push_dirty(k, g))
+        parts.append(_step(k, g))
+    parts += [_drain(len(levels)), _run(levels), _flush(levels)]
+    return "".join(parts)
+
+
+def kernel_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tracekit" / "cache-kernels"
+
+
+def _write_once(path: Path, text: str) -> None:
+    if path.exists() and path.read_text() == text:
+        return  # an untouched file keeps its timestamp, so numba's cache stays valid
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def kernels(levels: tuple[LevelGeometry, ...]):
+    """The compiled module for ``levels`` (generated, written and imported on first use)."""
+    with _LOCK:
+        mod = _LOADED.get(levels)
+        if mod is not None:
+            return mod
+        text = source(levels)
+        name = "k_" + hashlib.sha256(text.encode()).hexdigest()[:20]
+        try:
+            path = kernel_dir() / f"{name}.py"
+            _write_once(path, text)
+        except OSError:  # no writable cache home: a private temporary folder (compiled every run)
+            path = Path(tempfile.gettempdir()) / f"tracekit-cache-kernels-{os.getuid()}" / f"{name}.py"
+            _write_once(path, text)
+        modname = f"tracekit_cache_kernel_{name}"
+        spec = importlib.util.spec_from_file_location(modname, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[modname] = mod
+        spec.loader.exec_module(mod)
+        _LOADED[levels] = mod
+        return mod
