@@ -11,6 +11,14 @@ spreads its cycles over its issuers, but a unit can only keep as many issuers
 busy as it has resident waves.  The launch's ALU time is the busiest unit's.
 Builds with ``-cl-fast-relaxed-math`` (or ``-cl-finite-math-only``) use the
 target's fast variants (``extra.alu_cycles_fast_math``) where it has them.
+
+*Pipes.*  A target may say which execution pipe each class runs on
+(``extra.issue_pipes``).  Its issuers then start one instruction per cycle and
+instructions on different pipes overlap, so a unit is busy for the larger of its
+issue slots and its busiest pipe's cycles: an integer add that holds a 16-lane
+pipe for two cycles leaves the next issue cycle to a float FMA.  A class without
+a pipe holds the issuer for its whole cost, which is how every class is priced on
+targets without the table.
 """
 
 from __future__ import annotations
@@ -25,6 +33,32 @@ from .simd import WaveLayout, wave_group
 
 MATH_DEFAULT = "math_default"
 FAST_MATH_KEY = "alu_cycles_fast_math"
+PIPES_KEY = "issue_pipes"
+
+
+def pipe_table(target) -> dict[str, str]:
+    """Class -> execution pipe from ``extra.issue_pipes``; empty when the target has no such table."""
+    pipes = target.extra.get(PIPES_KEY) or {}
+    return {str(k): str(v) for k, v in pipes.items()}
+
+
+def busy_cycles(issues: np.ndarray, cost: np.ndarray, pipe: np.ndarray, unit: np.ndarray,
+                n_units: int) -> np.ndarray:
+    """Cycles each unit's issuers are busy, per unit.
+
+    ``pipe`` is each row's pipe index, -1 for a class that holds the issuer for its whole
+    cost.  Issue slots are one per issue on a pipe plus the whole cost off a pipe; the unit
+    is busy for the larger of its slots and its busiest pipe's cycles.
+    """
+    cyc = issues * cost
+    on_pipe = pipe >= 0
+    slots = np.bincount(unit, weights=np.where(on_pipe, issues, cyc), minlength=n_units)
+    if not on_pipe.any():
+        return slots
+    n_pipes = int(pipe.max()) + 1
+    per_pipe = np.bincount(unit[on_pipe] * n_pipes + pipe[on_pipe], weights=cyc[on_pipe],
+                           minlength=n_units * n_pipes).reshape(n_units, n_pipes)
+    return np.maximum(slots, per_pipe.max(axis=1))
 
 
 def cycles_table(target, fast_math: bool) -> dict[str, float]:
@@ -59,7 +93,7 @@ def cu_of_waves(wave: np.ndarray, layout: WaveLayout, compute_units: int) -> np.
 class AluResult:
     """ALU issue cost of one launch on one target."""
 
-    cycles: float               # issue cycles summed over every wave (whole launch)
+    cycles: float               # busy issue cycles of the whole launch (summed over every wave)
     cycles_busiest_cu: float    # issue cycles on the most loaded compute unit
     active_cus: int
     issuers_used: int           # issuers per unit that resident waves can keep busy
@@ -98,12 +132,17 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
     priced = {n: cost_of(str(n), table) for n in names}
     fallback = tuple(sorted(n for n, (_, k) in priced.items() if k != n))
     cost = issues["opclass"].map({n: c for n, (c, _) in priced.items()}).astype(float).to_numpy()
-    cyc = issues["issues"].to_numpy() * cost
+    count = issues["issues"].to_numpy().astype(float)
+    cyc = count * cost
+    pipes = pipe_table(target)
+    pipe_ids = {p: i for i, p in enumerate(sorted(set(pipes.values())))}
+    pipe = issues["opclass"].map({n: pipe_ids.get(pipes.get(str(n)), -1) for n in names}) \
+        .astype(int).to_numpy()
 
     wave = issues["wave"].to_numpy()
     cu = cu_of_waves(wave, layout, cus)
-    per_cu = np.bincount(cu, weights=cyc, minlength=cus)
-    total = float(cyc.sum()) * scale
+    per_cu = busy_cycles(count, cost, pipe, cu, cus)
+    total = float(busy_cycles(count, cost, pipe, np.zeros(len(cu), dtype=np.int64), 1)[0]) * scale
     if scale > 1.0:
         # Sampled: spread the estimated total over the units the whole launch keeps busy.
         work_units = layout.waves if layout.packed else (geo.total_groups or geo.num_groups)

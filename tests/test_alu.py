@@ -85,3 +85,32 @@ def test_sampled_trace_scales_to_the_whole_launch():
     r = run(b, t)
     assert r.cycles == 64 * 5 and r.cycles_busiest_cu == 16 * 5
     assert r.per_site["issues"].iloc[0] == 64 * 5
+
+
+def test_pipes_overlap_integer_and_float_work():
+    """With ``extra.issue_pipes`` a unit is busy for max(issue slots, busiest pipe)."""
+    alu = {"int_add": 2.0, "fp32_fma": 1.0, "int_div": 40.0}
+    pipes = {"int_add": "int", "fp32_fma": "fp32"}
+    serial, piped = make_target(alu=alu, cus=1), make_target(alu=alu, cus=1, extra={"issue_pipes": pipes})
+    b = KernelBuilder("mix", 32, 32).count(1, "int_add", 10).count(2, "fp32_fma", 10)
+    assert run(b, serial).cycles == 10 * 2 + 10 * 1           # every class holds the issuer
+    assert run(b, piped).cycles == 20                          # the int pipe's 20 cycles; 20 slots
+    ints = KernelBuilder("ints", 32, 32).count(1, "int_add", 10).count(2, "fp32_fma", 4)
+    assert run(ints, piped).cycles == 20                       # int pipe busier than the 14 issue slots
+    fmas = KernelBuilder("fmas", 32, 32).count(1, "int_add", 4).count(2, "fp32_fma", 30)
+    assert run(fmas, piped).cycles == 34                       # issue-bound: 34 slots
+    # a class without a pipe holds the issuer for its whole cost, pipes or not
+    div = KernelBuilder("div", 32, 32).count(1, "int_div", 2).count(2, "fp32_fma", 10)
+    assert run(div, piped).cycles == 2 * 40 + 10
+    r = run(b, piped)
+    assert r.per_site["alu_cycles"].tolist() == [20.0, 10.0]   # per site: pipe cycles, as before
+
+
+def test_h200_pipes_are_sourced_and_cover_the_arithmetic_classes():
+    h200 = load_target("nvidia-h200")
+    pipes = h200.extra["issue_pipes"]
+    for op in ("fp32_fma", "int_add", "bitwise", "compare", "branch", "load"):
+        assert op in pipes and op in h200.alu_cycles
+    assert pipes["fp32_fma"] != pipes["int_add"]
+    for op in ("int_div", "fp32_div", "other"):
+        assert op not in pipes                                 # multi-instruction or unknown: serial

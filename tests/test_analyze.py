@@ -174,6 +174,10 @@ KNOWN: dict[tuple[str, str], str] = {
                                    "so the launch is latency-bound as on the device; needs 256-item groups "
                                    "and a grid well beyond the 60 MiB L2",
     ("strided_copy", "nvidia-h200"): "as vector_add: 64-item work-groups leave DRAM 58 % busy on an H200",
+    ("fma_chain", "nvidia-h200"): "65536 items are 2048 warps, under 4 per H200 scheduler: with integer and "
+                                  "float pipes overlapping, the ALU is busy 45 % of a 2.8 us launch that "
+                                  "includes 1.45 us of measured launch overhead; the calibration's ALU-bound "
+                                  "chains run 4M items (docs/calibration.md)",
 }
 
 

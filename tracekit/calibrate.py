@@ -15,6 +15,10 @@ For every measured launch the same quantities are taken from both sides:
   ``shared_store_...`` twin for stores);
 * ``threads_per_instruction``: smsp__thread_inst_executed_per_inst_executed.ratio | SIMD
   utilisation x SIMD width;
+* ``instructions_per_warp``: smsp__inst_executed.sum over the launch's warps, when the export
+  has it | the trace's issues over its waves.  The two sides count different instruction sets
+  (SASS after nvcc, LLVM IR as Oclgrind ran it), so this shows how far the ALU model's input
+  is from the machine's, not a model output;
 * ``verdict``: the SOLBottleneck rule of ``--page details`` | the model's verdict.
 
 Measured launches are matched to trace launches by kernel name and grid/block
@@ -52,10 +56,11 @@ PCT_METRICS = {
 #: Used when the export has it (older exports do not): L2 hit rate of reads only.
 OPTIONAL_PCT_METRICS = {"l2_load_hit_rate": "lts__t_sector_op_read_hit_rate.pct"}
 THREADS_METRIC = "smsp__thread_inst_executed_per_inst_executed.ratio"
+INSTRUCTIONS_METRIC = "smsp__inst_executed.sum"
 QUANTITIES = ("sectors_per_request", "store_sectors_per_request", "l1_hit_rate", "l2_hit_rate",
               "l2_load_hit_rate",
               "shared_wavefronts_per_request", "shared_store_wavefronts_per_request",
-              "threads_per_instruction", "verdict")
+              "threads_per_instruction", "instructions_per_warp", "verdict")
 
 #: When a numeric quantity counts as agreeing: |model - measured| <= abs + rel * |measured|.
 #: Counter ratios carry a little noise (replay passes, partial tail requests), hence the small
@@ -64,7 +69,7 @@ TOLERANCE = {
     "sectors_per_request": (0.05, 0.02), "store_sectors_per_request": (0.05, 0.02),
     "shared_wavefronts_per_request": (0.05, 0.02), "shared_store_wavefronts_per_request": (0.05, 0.02),
     "threads_per_instruction": (0.0, 0.05), "l1_hit_rate": (0.10, 0.0), "l2_hit_rate": (0.10, 0.0),
-    "l2_load_hit_rate": (0.10, 0.0),
+    "l2_load_hit_rate": (0.10, 0.0), "instructions_per_warp": (0.0, 0.10),
 }
 
 
@@ -81,6 +86,11 @@ def measured_frame(raw: NcuRaw, sol: pd.DataFrame | None = None) -> pd.DataFrame
     for q, m in OPTIONAL_PCT_METRICS.items():
         out[q] = raw.frame[m].to_numpy(float) / 100.0 if m in raw.frame.columns else np.nan
     out["threads_per_instruction"] = raw.metric(THREADS_METRIC).to_numpy(float)
+    out["instructions_per_warp"] = np.nan
+    if INSTRUCTIONS_METRIC in f.columns:
+        warps = np.array([np.prod(g) * -(-int(np.prod(b)) // 32) if g and b else np.nan
+                          for g, b in zip(f["grid"], f["block"], strict=True)], dtype=float)
+        out["instructions_per_warp"] = raw.metric(INSTRUCTIONS_METRIC).to_numpy(float) / warps
     out["time_ns"] = raw.metric("gpu__time_duration.sum").to_numpy(float)
     out["verdict"] = None
     if sol is not None:
@@ -120,10 +130,21 @@ def model_frame(analysis, target) -> pd.DataFrame:
         row["l2_hit_rate"] = _absorbing_hit_rate(caches.get("L2", {}), target)
         row["l2_load_hit_rate"] = caches.get("L2", {}).get("load_hit_rate", np.nan)
         row["threads_per_instruction"] = r.simd.utilization * width if r.simd else np.nan
+        row["instructions_per_warp"] = _issues_per_wave(r, width)
         row["verdict"] = r.verdict
         row["time_ns"] = r.time_estimates.get("total_s", np.nan) * 1e9 if r.bound else np.nan
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _issues_per_wave(r, width: int) -> float:
+    """The launch's instruction issues (scaled to the whole grid) over its waves."""
+    geo = r.geometry
+    if r.alu is None or r.alu.per_site.empty:
+        return np.nan
+    groups = geo.total_groups or geo.num_groups
+    waves = groups * -(-int(np.prod(geo.local_size)) // width)
+    return float(r.alu.per_site["issues"].sum()) / waves if waves else np.nan
 
 
 def _absorbing_hit_rate(level: dict, target) -> float:
@@ -263,3 +284,26 @@ def default_sol_path(measured: str | os.PathLike) -> Path | None:
     p = Path(measured)
     cand = p.with_name(p.name.replace("raw", "sol")) if "raw" in p.name else None
     return cand if cand is not None and cand.exists() and cand != p else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tracekit.calibrate --write-summary PATH [--data DIR] [--target NAME]``."""
+    import argparse
+
+    from .calibration_summary import DEFAULT_DATA, write_summary
+
+    ap = argparse.ArgumentParser(prog="python -m tracekit.calibrate",
+                                 description="Write the calibration agreement table the report shows.")
+    ap.add_argument("--write-summary", metavar="PATH", required=True,
+                    help="JSON file to write (the report's copy is tracekit/report/calibration_h200.json)")
+    ap.add_argument("--data", default=str(DEFAULT_DATA),
+                    help="folder with ncu_raw.csv, ncu_sol.csv, device.txt and twins/twins.tkt")
+    ap.add_argument("--target", default="nvidia-h200")
+    args = ap.parse_args(argv)
+    out = write_summary(args.write_summary, args.data, args.target)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

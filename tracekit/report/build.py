@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import __version__
 from .inputs import as_dict, dig, first, integer, launch_results, num, records
-from .methods import base_assumptions, target_assumptions
+from .methods import base_assumptions, calibration_view, target_assumptions
 from .model import (
     VERDICTS,
     CacheView,
@@ -233,7 +233,8 @@ def build_report_model(trace_summary: Mapping, results_by_target: Mapping[str, A
     return ReportModel(title=title or "tracekit report", trace_path=path, tool_version=__version__,
                        targets=infos, kernels=kernels,
                        assumptions=base_assumptions(),
-                       target_assumptions=[(n, items) for n, items in extra_assumptions if items])
+                       target_assumptions=[(n, items) for n, items in extra_assumptions if items],
+                       calibration=calibration_view())
 
 
 __all__ = ["build_report_model", "summarize_trace", "finding_view", "HotSite", "SourceLine",

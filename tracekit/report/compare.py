@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import __version__
 from .fmt import fmt_delta
-from .methods import base_assumptions
+from .methods import base_assumptions, calibration_view
 from .model import FindingView, LaunchOnTarget, ReportModel, sort_findings
 
 #: (label, attribute, format kind, lower is better)
@@ -89,6 +89,7 @@ class Comparison:
     only_after: list[str] = field(default_factory=list)
     assumptions: list[tuple[str, str]] = field(default_factory=list)
     title: str = "tracekit comparison"
+    calibration: Any = None  # the methods appendix's calibration table (methods.CalibrationView)
 
     def _repr_html_(self) -> str:
         """A compact table for notebooks: one row per paired launch."""
@@ -110,6 +111,7 @@ class Comparison:
             k["verdict_changed"] = kc.verdict_changed
             k["speedup"] = kc.speedup
         d.pop("assumptions")
+        d.pop("calibration")
         return _plain(d)
 
 
@@ -205,7 +207,7 @@ def compare_models(before: ReportModel, after: ReportModel, target: str) -> Comp
                       tool_version=__version__, kernels=changes,
                       only_before=[f"{k} (launch {lb})" for k, lb, _ in left_b],
                       only_after=[f"{k} (launch {la})" for k, la, _ in left_a],
-                      assumptions=base_assumptions())
+                      assumptions=base_assumptions(), calibration=calibration_view())
 
 
 def analyze_for_report(trace_or_path: Any, target: Any) -> tuple[ReportModel, str]:

@@ -2,12 +2,15 @@
 
 These are the assumptions that hold for every target; each target adds its own
 (from its file's ``assumptions`` table and the analysis result).  The longer
-account with derivations is docs/model.md.
+account with derivations is docs/model.md.  The appendix also shows how well the
+model agrees with the one GPU it was measured against (docs/calibration.md), read
+from the summary committed as package data, never recomputed per report.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 _BASE = (
@@ -30,9 +33,12 @@ _BASE = (
      "A local-memory request takes as many cycles as its busiest bank needs after the target's "
      "broadcast rule; the conflict degree is that count relative to a conflict-free request."),
     ("Time and verdict",
-     "The ALU term adds the issue cost of every executed instruction class; each memory level's "
-     "term is its bytes over its bandwidth; the latency term applies Little's law to the requests "
-     "resident waves can keep in flight. The estimate is the largest term and the verdict names it."),
+     "The ALU term is the busiest compute unit's issue cycles; where the target file lists execution "
+     "pipes, a unit is busy for the larger of its issue slots and its busiest pipe. Each memory "
+     "level's term is its bytes over its bandwidth; the latency term follows the work-groups through "
+     "their resident slots, each living as long as its chain of dependent loads. The estimate is the "
+     "largest term. The verdict is a speed-of-light call: ALU or memory when the model predicts it "
+     "busy for at least 60 % of that time, otherwise latency."),
     ("Roofline",
      "Ops are the arithmetic lane-operations counted in the trace. The flat roof is the rate the "
      "ALU model gives this kernel's own instruction mix, so it differs between kernels; slanted "
@@ -41,8 +47,11 @@ _BASE = (
      "A checklist item's gain is the model's time with the fix applied, subtracted from its time "
      "now. It is an estimate to rank fixes by, not a measurement."),
     ("Not modelled",
-     "Instruction caches, clock and thermal changes, driver and launch overheads, contention with "
-     "other work on the GPU, and register allocation where the target file gives no numbers."),
+     "Instruction caches, clock and thermal changes, contention with other work on the GPU, the ramp "
+     "before a throughput-bound launch streams, compiler work the recorded instructions lack (loop "
+     "unrolling, address arithmetic folded into loads), and register allocation where the target "
+     "file gives no numbers. Launch overhead and work-group dispatch count only where the target "
+     "file gives them."),
 )
 
 
@@ -80,3 +89,62 @@ def target_assumptions(value: Any, target: Any = None) -> list[tuple[str, str]]:
             for text in src:
                 by_text.setdefault(str(text), [])
     return [(_fields(keys), text) for text, keys in by_text.items()]
+
+
+@dataclass(frozen=True)
+class CalibrationRow:
+    label: str
+    launches: int
+    agreeing: int
+    agreement: str      # "97 %"
+    mean_error: str
+    max_error: str
+    tolerance: str
+
+
+@dataclass(frozen=True)
+class CalibrationView:
+    """How far the model is trusted: its agreement with one measured GPU, for the appendix."""
+
+    target: str
+    device: str
+    driver: str
+    ncu_version: str
+    measured: str
+    launches: int
+    groups_recorded: int | None
+    rows: list[CalibrationRow] = field(default_factory=list)
+    disagreements: list[str] = field(default_factory=list)
+
+
+def _err(v: Any, relative: bool) -> str:
+    if v is None:
+        return "–"
+    return f"{float(v) * 100:.1f} %" if relative else f"{float(v):.3f}"
+
+
+def calibration_view(summary: Mapping | None = None) -> CalibrationView | None:
+    """The committed calibration summary (package data) as table rows; None when it is absent."""
+    if summary is None:
+        from ..calibration_summary import load_summary
+        summary = load_summary()
+    if not summary:
+        return None
+    rows = []
+    for q in summary.get("quantities", []):
+        rel = q.get("error") == "relative"
+        agreement = q.get("agreement")
+        rows.append(CalibrationRow(
+            label=str(q.get("label", q.get("quantity", ""))), launches=int(q.get("launches", 0)),
+            agreeing=int(q.get("agreeing", 0)),
+            agreement="–" if agreement is None else f"{float(agreement) * 100:.0f} %",
+            mean_error=_err(q.get("mean_abs_error"), rel), max_error=_err(q.get("max_abs_error"), rel),
+            tolerance=str(q.get("tolerance", ""))))
+    misses = [f"{d.get('kernel')} (ncu ID {d.get('ncu_id')}): model {d.get('model')}, "
+              f"device {d.get('measured')}" for d in summary.get("verdict_disagreements", [])]
+    return CalibrationView(
+        target=str(summary.get("target", "")), device=str(summary.get("device", "")),
+        driver=str(summary.get("driver", "")), ncu_version=str(summary.get("ncu_version", "")),
+        measured=str(summary.get("measured") or "date not recorded"),
+        launches=int(summary.get("launches", 0)), groups_recorded=summary.get("groups_recorded"),
+        rows=rows, disagreements=misses)

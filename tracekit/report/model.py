@@ -13,6 +13,7 @@ text, file names); the templates escape all of it (autoescape is on everywhere).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 #: Verdict words the model produces; anything else is shown as "unknown".
 VERDICTS = ("alu", "memory", "latency")
@@ -198,6 +199,8 @@ class ReportModel:
     #: Per target: (fields, what its file assumed where the sources are silent).
     target_assumptions: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: The calibration agreement table (tracekit.report.methods.CalibrationView), or None.
+    calibration: Any = None
 
     def to_dict(self) -> dict:
         return asdict(self)

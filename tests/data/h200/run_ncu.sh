@@ -12,6 +12,7 @@ work="$(mktemp -d)"
 nvcc -O3 -arch=sm_90 -lineinfo -Xptxas -v -o "$work/microkernels" "$here/microkernels.cu" 2> "$out/build.txt"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv > "$out/device.txt"
 ncu --version >> "$out/device.txt"
+echo "measured: $(date -u +%Y-%m-%d)" >> "$out/device.txt"
 metrics=(
   gpu__time_duration.sum
   launch__grid_size launch__block_size launch__registers_per_thread
