@@ -166,8 +166,11 @@ class CacheHierarchy:
             raise ValueError("access lengths must be positive")
         if n and ops.shape[0] > 1 and (ops.min() < LOAD or ops.max() > STORE):
             raise ValueError("ops must be LOAD (0) or STORE (1)")
+        self._run(cus, ops, addrs, lens, 0)
+
+    def _run(self, cus, ops, addrs, lens, first: int) -> None:
         kernels(self._geoms).run(self._states, self._stats, self._dram, self._stack, self._clock,
-                                 cus, ops, addrs, lens, self.store_touches_lru)
+                                 cus, ops, addrs, lens, self.store_touches_lru, first)
 
     def load(self, addrs, length=1, cu=0) -> None:
         self.access(addrs, lengths=length, cus=cu)
@@ -176,10 +179,31 @@ class CacheHierarchy:
         self.access(addrs, ops=STORE, lengths=length, cus=cu)
 
     def flush(self) -> None:
-        """Write all dirty data back to DRAM (counted in :attr:`dram_bytes_written` only)."""
-        k = kernels(self._geoms)
-        self._clock[0] = k.flush(self._states, self._stats, self._dram, self._stack, self.compute_units,
-                                 self._clock[0], self.store_touches_lru)
+        """Write all dirty data back to DRAM (counted in :attr:`dram_bytes_written` only).
+
+        Level by level, nearest first: the dirty units of a level, in set, way and
+        sector order, become stores entering the next level (which may make that
+        level dirty in turn, flushed next).  None of it counts as hits, misses or
+        evictions.
+        """
+        counted = self._stats.copy()
+        one_store = np.array([STORE], dtype=np.int64)
+        for k, g in enumerate(self._geoms):
+            if not g.write_back:
+                continue
+            nsec = 1 << g.sector_bits
+            block = self._states[k].reshape(-1, block_entries(g) // g.ways, g.ways)
+            dirty = block[:, 1, :] & ((1 << nsec) - 1)
+            blk, way = np.nonzero(dirty)
+            if not blk.size:
+                continue
+            masks = dirty[blk, way]
+            block[blk, 1, way] ^= masks
+            entry, sec = np.nonzero((masks[:, None] >> np.arange(nsec)) & 1)
+            units = (block[blk[entry], 0, way[entry]] << g.sector_bits) + sec
+            self._run(np.ascontiguousarray(blk[entry] // g.sets, dtype=np.int64), one_store,
+                      units << g.unit_bits, np.array([1 << g.unit_bits], dtype=np.int64), k + 1)
+        self._stats[:] = counted
 
     @property
     def dram_bytes_read(self) -> int:

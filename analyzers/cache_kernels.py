@@ -26,8 +26,8 @@ Empty ways hold the lowest stamp, so they are filled first.  Generated functions
 * ``drain``: pops the work stack until empty, depth first like pycachesim's
   recursion;
 * ``run``: the batch loop; a load walks down the levels inline, and only
-  everything else goes through the stack;
-* ``flush``: writes every dirty unit back, not counted as hits or misses.
+  everything else goes through the stack.  Stores may enter at a lower level
+  (``first``), which is how a flush hands one level's dirty units to the next.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: Bumped when the meaning of the generated code changes without a text change.
-_VERSION = 2
+_VERSION = 3
 _LOCK = threading.Lock()
 _LOADED: dict[tuple, object] = {}
 
@@ -154,7 +154,7 @@ def _step(k: int, g: LevelGeometry) -> str:
     present = "w >= 0" + (f" and (s[base + {e['V']} + w] & bit) != 0" if g.sector_bits else "")
     src = f"""
 @njit(cache=True, error_model="numpy")
-def step{k}(s, stats, stack, sp, op, a, ln, cu, clk, touch_lru, counting):
+def step{k}(s, stats, stack, sp, op, a, ln, cu, clk, touch_lru):
     first = a >> {e['UB']}
     last = (a + ln - 1) >> {e['UB']}
     if last > first:
@@ -170,18 +170,15 @@ def step{k}(s, stats, stack, sp, op, a, ln, cu, clk, touch_lru, counting):
     w = find{k}(s, base, line)
     if op == 0:
         if {present}:
-            if counting:
-                stats[{k}, 0] += 1
+            stats[{k}, 0] += 1
             clk += 1
 {_ind(_touch("", g), 12)}            return sp, clk
-        if counting:
-            stats[{k}, 1] += 1
+        stats[{k}, 1] += 1
         fill = True
         new_dirty = np.int64(0)
     else:
         if {present}:
-            if counting:
-                stats[{k}, 2] += 1
+            stats[{k}, 2] += 1
             if touch_lru:
                 clk += 1
 {_ind(_touch("", g), 16)}"""
@@ -190,8 +187,7 @@ def step{k}(s, stats, stack, sp, op, a, ln, cu, clk, touch_lru, counting):
     else:
         src += _ind(down, 12)
     src += f"""            return sp, clk
-        if counting:
-            stats[{k}, 3] += 1
+        stats[{k}, 3] += 1
 """
     if g.write_allocate:
         src += "        fill = True\n"
@@ -204,7 +200,7 @@ def step{k}(s, stats, stack, sp, op, a, ln, cu, clk, touch_lru, counting):
     else:
         src += _ind(down, 8) + "        return sp, clk\n"
     src += "    clk += 1\n"
-    on_dirty = f"if counting:\n    stats[{k}, 4] += 1\nsp = push_dirty{k}(stack, sp, s[v], d)\n"
+    on_dirty = f"stats[{k}, 4] += 1\nsp = push_dirty{k}(stack, sp, s[v], d)\n"
     victim = _victim("", g, " | new_dirty", on_dirty)
     if g.sector_bits:  # the line may be there without this sector: complete it
         src += (f"    if w >= 0:\n        s[base + {e['V']} + w] |= bit\n"
@@ -220,7 +216,7 @@ def step{k}(s, stats, stack, sp, op, a, ln, cu, clk, touch_lru, counting):
 def _drain(n: int) -> str:
     src = """
 @njit(cache=True, error_model="numpy")
-def drain(sts, stats, dram, stack, sp, cu, clk, touch_lru, counting):
+def drain(sts, stats, dram, stack, sp, cu, clk, touch_lru):
     while sp > 0:
         sp -= 1
         op = stack[sp, 0]
@@ -230,8 +226,7 @@ def drain(sts, stats, dram, stack, sp, cu, clk, touch_lru, counting):
 """
     for k in range(n):
         src += (f"        {'if' if k == 0 else 'elif'} lvl == {k}:\n"
-                f"            sp, clk = step{k}(sts[{k}], stats, stack, sp, op, a, ln, cu, clk, touch_lru, "
-                "counting)\n")
+                f"            sp, clk = step{k}(sts[{k}], stats, stack, sp, op, a, ln, cu, clk, touch_lru)\n")
     src += "        else:\n            dram[op] += ln\n    return clk\n"
     return src
 
@@ -283,7 +278,7 @@ def _run(levels: tuple[LevelGeometry, ...]) -> str:
     unpack = "".join(f"    s{k} = sts[{k}]\n" for k in range(n))
     return f"""
 @njit(cache=True, error_model="numpy")
-def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru):
+def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, first):
 {unpack}    units = np.array([{units}], np.int64)
     pend_lvl = np.zeros({n}, np.int64)
     pend_tag = np.zeros({n}, np.int64)
@@ -303,10 +298,10 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru):
         if op != 0:
             last_u = -1
             stack[0, 0] = op
-            stack[0, 1] = 0
+            stack[0, 1] = first
             stack[0, 2] = addrs[i]
             stack[0, 3] = ln
-            clk = drain(sts, stats, dram, stack, 1, cu, clk, touch_lru, True)
+            clk = drain(sts, stats, dram, stack, 1, cu, clk, touch_lru)
             continue
         for u0 in range(addrs[i] >> {ub0}, ((addrs[i] + ln - 1) >> {ub0}) + 1):
             if u0 == last_u and cu == last_cu:
@@ -326,7 +321,7 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru):
                 stack[0, 1] = stop
                 stack[0, 2] = a
                 stack[0, 3] = units[stop - 1]
-                clk = drain(sts, stats, dram, stack, 1, cu, clk, touch_lru, True)
+                clk = drain(sts, stats, dram, stack, 1, cu, clk, touch_lru)
             else:
                 hits[stop] += 1
 {_ind(_pending(pend), 12) if wb else ""}    clock[0] = clk
@@ -342,35 +337,8 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru):
 def _pending(dispatch: str) -> str:
     return f"""for p in range(npend - 1, -1, -1):
     lv = pend_lvl[p]
-{_ind(dispatch, 4)}    clk = drain(sts, stats, dram, stack, sp, cu, clk, touch_lru, True)
+{_ind(dispatch, 4)}    clk = drain(sts, stats, dram, stack, sp, cu, clk, touch_lru)
 """
-
-
-def _flush(levels: tuple[LevelGeometry, ...]) -> str:
-    src = """
-@njit(cache=True, error_model="numpy")
-def flush(sts, stats, dram, stack, ncu, clk, touch_lru):
-"""
-    body = ""
-    for k, g in enumerate(levels):
-        if not g.write_back:
-            continue
-        e = _exprs(g)
-        body += f"""s = sts[{k}]
-for blk in range({'ncu * ' if g.per_cu else ''}{g.sets}):
-    for w in range({e['W']}):
-        e = blk * {e['BLK']} + w
-        d = s[e + {e['W']}] & {e['DM']}
-        if d == 0:
-            continue
-        s[e + {e['W']}] ^= d
-        for sec in range({e['NSEC']}):
-            if (d >> sec) & 1:
-                sp = 0
-{_ind(_push("1", str(k + 1), f"((s[e] << {g.sector_bits}) + sec) << {g.unit_bits}", str(e['UNIT'])), 16)}\
-                clk = drain(sts, stats, dram, stack, 1, blk // {g.sets}, clk, touch_lru, False)
-"""
-    return src + _ind(body, 4) + "    return clk\n"
 
 
 def source(levels: tuple[LevelGeometry, ...]) -> str:
@@ -382,7 +350,7 @@ def source(levels: tuple[LevelGeometry, ...]) -> str:
         if g.write_back:
             parts.append(_push_dirty(k, g))
         parts.append(_step(k, g))
-    parts += [_drain(len(levels)), _run(levels), _flush(levels)]
+    parts += [_drain(len(levels)), _run(levels)]
     return "".join(parts)
 
 
