@@ -3,13 +3,19 @@
 #   bash tests/data/h200/run_ncu.sh OUTDIR
 # Writes OUTDIR/ncu_raw.csv (ncu --csv --page raw, one row per kernel launch, with
 # ncu's banner and units rows kept as ncu prints them), OUTDIR/device.txt and
-# OUTDIR/build.txt (nvcc's resource report).
+# OUTDIR/build.txt (nvcc's resource report) and OUTDIR/microkernels.sass (the SASS, to
+# count instructions against the twins' IR).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here}"
 mkdir -p "$out"
 work="$(mktemp -d)"
 nvcc -O3 -arch=sm_90 -lineinfo -Xptxas -v -o "$work/microkernels" "$here/microkernels.cu" 2> "$out/build.txt"
+# The SASS the device runs, for counting instructions against the twins' IR.
+{ echo "// cuobjdump -sass of microkernels.cu (nvcc -O3 -arch=sm_90 -lineinfo);"
+  echo "// $(nvcc --version | tail -1); instruction encodings removed"
+  cuobjdump -sass "$work/microkernels" | sed -E 's| */\* 0x[0-9a-f]{16} \*/||' | grep -vE '^\s*(/\* 0x[0-9a-f]{16} \*/)?\s*$' \
+    | grep -vE 'NOP ?;\s*$'; } > "$out/microkernels.sass"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv > "$out/device.txt"
 ncu --version >> "$out/device.txt"
 echo "measured: $(date -u +%Y-%m-%d)" >> "$out/device.txt"
