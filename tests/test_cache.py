@@ -53,6 +53,9 @@ def ours_as_pycachesim(h):
 L1 = level("L1", 8 * 1024, 64, 4, scope="compute_unit")
 L2 = level("L2", 64 * 1024, 64, 8)
 L3 = level("L3", 256 * 1024, 128, 16)
+# set counts that are not powers of two (96 and 384 sets, 12 ways): the set index is a modulo
+L1_ODD = level("L1", 96 * 4 * 64, 64, 4, scope="compute_unit")
+L2_ODD = level("L2", 384 * 12 * 64, 64, 12)
 rng = np.random.default_rng(7)
 STREAMS = {
     # pycachesim keeps 32-bit addresses: stay below 2**32
@@ -63,7 +66,8 @@ STREAMS = {
 
 
 @pytest.mark.parametrize("stream", sorted(STREAMS))
-@pytest.mark.parametrize("levels", [(L1, L2), (L1, L2, L3), (L2,)], ids=["L1L2", "L1L2L3", "L2"])
+@pytest.mark.parametrize("levels", [(L1, L2), (L1, L2, L3), (L2,), (L1_ODD, L2_ODD)],
+                         ids=["L1L2", "L1L2L3", "L2", "odd_sets"])
 def test_loads_equal_pycachesim(stream, levels):
     addrs = STREAMS[stream]
     caches, cs = reference(levels)
