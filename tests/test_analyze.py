@@ -168,17 +168,7 @@ SAMPLES = "sample_traces"
 SAMPLE_DESIGNS = {"vector_add": "memory", "strided_copy": "memory", "fma_chain": "alu",
                   "pointer_chase": "latency", "too_small_grid": "latency"}
 #: Where the model and a sample's design disagree, and why (strict: fixing the cause must flip these).
-KNOWN: dict[tuple[str, str], str] = {
-    ("vector_add", "nvidia-h200"): "64-item work-groups over 4M items: the H200 starts one work-group per SM "
-                                   "about every 160 cycles (measured 64-item copy: 10 % of DRAM bandwidth), "
-                                   "so the launch is latency-bound as on the device; needs 256-item groups "
-                                   "and a grid well beyond the 60 MiB L2",
-    ("strided_copy", "nvidia-h200"): "as vector_add: 64-item work-groups leave DRAM 58 % busy on an H200",
-    ("fma_chain", "nvidia-h200"): "65536 items are 2048 warps, under 4 per H200 scheduler: with integer and "
-                                  "float pipes overlapping, the ALU is busy 45 % of a 2.8 us launch that "
-                                  "includes 1.45 us of measured launch overhead; the calibration's ALU-bound "
-                                  "chains run 4M items (docs/calibration.md)",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _sample(name):
