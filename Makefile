@@ -44,6 +44,7 @@ test: setup-test lint
 demo: setup
 	@mkdir -p $(DEMO_OUT)
 	$(BIN)/tracekit info $(DEMO_TRACE)
+	$(BIN)/tracekit analyze $(DEMO_TRACE) $(DEMO_TARGETS) --format text
 	$(BIN)/tracekit analyze $(DEMO_TRACE) $(DEMO_TARGETS) --format json -o $(DEMO_OUT)/report.json
 	$(BIN)/tracekit analyze $(DEMO_TRACE) $(DEMO_TARGETS) --format html -o $(DEMO_OUT)/report.html
 	$(BIN)/tracekit analyze $(DEMO_TRACE) $(DEMO_TARGETS) --format pdf -o $(DEMO_OUT)/report.pdf
