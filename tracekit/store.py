@@ -48,6 +48,22 @@ def _parquet_options(table_schema: pa.Schema) -> dict:
     )
 
 
+def cast_column(col, field: pa.Field, *, path: str | None = None, hint: str | None = None):
+    """``col`` as ``field.type`` (strings are dictionary-encoded where the schema says so).
+
+    A value that cannot be cast raises :class:`TraceFormatError` naming the column.
+    """
+    if col.type == field.type:
+        return col
+    try:
+        if pa.types.is_dictionary(field.type) and not pa.types.is_dictionary(col.type):
+            return col.cast(pa.string()).dictionary_encode().cast(field.type)
+        return col.cast(field.type)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise TraceFormatError(f"cannot be read as {field.type} ({exc})", path=path, column=field.name,
+                               hint=hint) from None
+
+
 def conform(table: pa.Table | pa.RecordBatch, kind: str) -> pa.Table:
     """Cast ``table`` to the canonical schema of ``kind``, adding optional columns.
 
@@ -59,17 +75,7 @@ def conform(table: pa.Table | pa.RecordBatch, kind: str) -> pa.Table:
     cols = []
     for field in target:
         if field.name in table.column_names:
-            col = table.column(field.name)
-            if col.type != field.type:
-                try:
-                    if pa.types.is_dictionary(field.type) and not pa.types.is_dictionary(col.type):
-                        col = col.cast(pa.string()).dictionary_encode().cast(field.type)
-                    else:
-                        col = col.cast(field.type)
-                except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-                    raise TraceFormatError(f"cannot be read as {field.type}: {exc}",
-                                           column=field.name) from None
-            cols.append(col)
+            cols.append(cast_column(table.column(field.name), field))
         elif field.nullable:
             cols.append(pa.nulls(len(table), field.type))
         else:

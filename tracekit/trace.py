@@ -211,18 +211,8 @@ class Trace:
 def _cast_batch(batch: pa.RecordBatch, sub: pa.Schema, path: Path) -> pa.RecordBatch:
     arrays = []
     for field in sub:
-        col = batch.column(field.name)
-        if col.type != field.type:
-            try:
-                if pa.types.is_dictionary(field.type) and not pa.types.is_dictionary(col.type):
-                    col = col.cast(pa.string()).dictionary_encode().cast(field.type)
-                else:
-                    col = col.cast(field.type)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-                raise TraceFormatError(f"cannot be read as {field.type} ({exc})", path=str(path),
-                                       column=field.name,
-                                       hint=f"`tracekit validate {path}` names the first bad row") from None
-        arrays.append(col)
+        arrays.append(store.cast_column(batch.column(field.name), field, path=str(path),
+                                        hint=f"`tracekit validate {path}` names the first bad row"))
     return pa.RecordBatch.from_arrays(arrays, schema=sub)
 
 

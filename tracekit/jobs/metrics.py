@@ -12,6 +12,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..report.inputs import num as as_float  # noqa: F401  (re-exported for the runner)
+
 
 @dataclass(frozen=True)
 class KeyMetric:
@@ -39,14 +41,6 @@ def dig(d, dotted: str):
     return cur
 
 
-def as_float(value) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        return None
-    return out if math.isfinite(out) else None
 
 
 def regression(metric: KeyMetric, baseline: float, value: float, threshold: float) -> float | None:
