@@ -173,12 +173,7 @@ def _scan_accesses(trace, launches: set[int]) -> dict[int, dict]:
             continue
         kern = t["kernel"].cast(pa.string()) if pa.types.is_dictionary(t["kernel"].type) else t["kernel"]
         t = t.set_column(0, "kernel", kern)
-        agg = t.group_by(["launch", "kernel"]).aggregate([("item", "max"), ("group", "distinct")])
-        for row in agg.to_pylist():
-            d = seen.setdefault(row["launch"], {"kernel": row["kernel"], "max_item": -1, "groups": set(),
-                                                "local_bytes": 0})
-            d["max_item"] = max(d["max_item"], row["item_max"])
-            d["groups"].update(row["group_distinct"])
+        _merge_extent(seen, t)
         space = t["space"].cast(pa.string()) if pa.types.is_dictionary(t["space"].type) else t["space"]
         loc = t.filter(pc.equal(space, "local"))
         if loc.num_rows:
@@ -190,6 +185,16 @@ def _scan_accesses(trace, launches: set[int]) -> dict[int, dict]:
                 d = seen[launch]
                 d["local_bytes"] = max(d["local_bytes"], int(s))
     return seen
+
+
+def _merge_extent(seen: dict, t: pa.Table) -> None:
+    """Fold the largest local id and the work-groups of ``t`` (launch, kernel, group, item) into ``seen``."""
+    agg = t.group_by(["launch", "kernel"]).aggregate([("item", "max"), ("group", "distinct")])
+    for row in agg.to_pylist():
+        d = seen.setdefault(row["launch"], {"kernel": row["kernel"], "max_item": -1, "groups": set(),
+                                            "local_bytes": 0})
+        d["max_item"] = max(d["max_item"], row["item_max"])
+        d["groups"].update(row["group_distinct"])
 
 
 def launch_geometries(trace) -> tuple[list[LaunchGeometry], list[str]]:
@@ -213,12 +218,7 @@ def launch_geometries(trace) -> tuple[list[LaunchGeometry], list[str]]:
         kern = kern.cast(pa.string()) if pa.types.is_dictionary(kern.type) else kern
         t = pa.table({"launch": instructions["launch"], "kernel": kern,
                       "group": instructions["group"], "item": instructions["item"]})
-        agg = t.group_by(["launch", "kernel"]).aggregate([("item", "max"), ("group", "distinct")])
-        for row in agg.to_pylist():
-            d = seen.setdefault(row["launch"], {"kernel": row["kernel"], "max_item": -1, "groups": set(),
-                                                "local_bytes": 0})
-            d["max_item"] = max(d["max_item"], row["item_max"])
-            d["groups"].update(row["group_distinct"])
+        _merge_extent(seen, t)
     recorded = {k: len(v["groups"]) for k, v in seen.items()}
 
     out: dict[int, LaunchGeometry] = {}
