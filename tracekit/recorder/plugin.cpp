@@ -113,7 +113,6 @@ struct SpaceLayout
 struct ThreadState
 {
   int32_t launch = -1;
-  bool recording = false;
   uint32_t lastSite = 0;
   uint64_t group = 0;
   std::vector<ItemState> items;
@@ -121,7 +120,19 @@ struct ThreadState
   ItemState* lastState = nullptr;
   std::unordered_map<const Memory*, SpaceLayout> layouts;
 };
-static thread_local ThreadState tls;
+// Per-thread state lives behind plain (constant-initialised) thread_local
+// variables: a thread_local object with a constructor would make every access
+// on the per-instruction path go through a TLS wrapper call.
+static thread_local bool t_recording = false;
+static thread_local ThreadState* t_state = nullptr;
+
+static inline ThreadState& ts()
+{
+  ThreadState* s = t_state;
+  if (__builtin_expect(s == nullptr, 0))
+    s = t_state = new ThreadState();
+  return *s;
+}
 
 class Recorder : public Plugin
 {
@@ -160,15 +171,15 @@ public:
   void instructionExecuted(const WorkItem* wi, const llvm::Instruction* inst,
                            const TypedValue& result) override
   {
-    if (!tls.recording)
+    if (!t_recording)
       return;
     // Straight-line code runs site after site: try the successor of the last one first.
-    uint32_t s = tls.lastSite + 1;
+    uint32_t s = ts().lastSite + 1;
     if (s >= m_sites.size() || m_sites.instructions()[s] != inst)
       s = m_sites.find(inst);
     if (s == SiteMap::NONE)
       return;
-    tls.lastSite = s;
+    ts().lastSite = s;
     if (!m_siteCounted[s])
       return;
     ItemState* st = itemOf(wi);
@@ -178,13 +189,13 @@ public:
 
   void memoryLoad(const Memory* m, const WorkItem* wi, size_t addr, size_t size) override
   {
-    if (tls.recording)
+    if (t_recording)
       access(m, wi, addr, size, OP_LOAD);
   }
   void memoryStore(const Memory* m, const WorkItem* wi, size_t addr, size_t size,
                    const uint8_t*) override
   {
-    if (tls.recording)
+    if (t_recording)
       access(m, wi, addr, size, OP_STORE);
   }
   // Oclgrind reports an atomic as a load then (if it writes) a store; one
@@ -192,7 +203,7 @@ public:
   void memoryAtomicLoad(const Memory* m, const WorkItem* wi, AtomicOp, size_t addr,
                         size_t size) override
   {
-    if (tls.recording)
+    if (t_recording)
       access(m, wi, addr, size, OP_ATOMIC);
   }
 
@@ -223,13 +234,13 @@ private:
 
   ItemState* itemOf(const WorkItem* wi)
   {
-    if (wi == tls.lastItem)
-      return tls.lastState;
+    if (wi == ts().lastItem)
+      return ts().lastState;
     Size3 lid = wi->getLocalID();
     size_t idx = lid.x + m_local.x * (lid.y + m_local.y * lid.z);
-    ItemState* st = &tls.items[idx < tls.items.size() ? idx : 0];
-    tls.lastItem = wi;
-    tls.lastState = st;
+    ItemState* st = &ts().items[idx < ts().items.size() ? idx : 0];
+    ts().lastItem = wi;
+    ts().lastState = st;
     return st;
   }
 
@@ -248,7 +259,7 @@ void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t s
   ItemState* st = itemOf(wi);
   const llvm::Instruction* inst = wi->getCurrentInstruction();
   // The access belongs to the instruction after the last one counted, as a rule.
-  uint32_t site = tls.lastSite + 1;
+  uint32_t site = ts().lastSite + 1;
   if (site >= m_sites.size() || m_sites.instructions()[site] != inst)
     site = inst ? m_sites.find(inst) : SiteMap::NONE;
   unsigned as = m->getAddressSpace();
@@ -270,8 +281,8 @@ void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t s
     size_t buf = m->extractBuffer(addr);
     r.offset = m->extractOffset(addr);
     r.buffer = NO_BUFFER;
-    auto it = tls.layouts.find(m);
-    if (it != tls.layouts.end() && buf < it->second.base.size())
+    auto it = ts().layouts.find(m);
+    if (it != ts().layouts.end() && buf < it->second.base.size())
     {
       r.offset += it->second.base[buf];
       r.buffer = 0;
@@ -292,7 +303,7 @@ void Recorder::memoryAllocated(const Memory* m, size_t addr, size_t size, cl_mem
     m_out.record(REC_ALLOC, m_launch, payload, sizeof(payload));
     return;
   }
-  SpaceLayout& L = tls.layouts[m];
+  SpaceLayout& L = ts().layouts[m];
   size_t buf = m->extractBuffer(addr);
   if (buf >= L.base.size())
     L.base.resize(buf + 1, 0);
@@ -312,9 +323,9 @@ void Recorder::memoryDeallocated(const Memory* m, size_t addr)
     m_out.record(REC_FREE, m_launch, payload, sizeof(payload));
     return;
   }
-  auto it = tls.layouts.find(m);
-  if (it != tls.layouts.end() && --it->second.live == 0)
-    tls.layouts.erase(it);
+  auto it = ts().layouts.find(m);
+  if (it != ts().layouts.end() && --it->second.live == 0)
+    ts().layouts.erase(it);
 }
 
 void Recorder::log(MessageType type, const char* message)
@@ -334,9 +345,9 @@ void Recorder::log(MessageType type, const char* message)
 
 void Recorder::startThreadLaunch()
 {
-  tls.launch = m_launch;
-  tls.items.assign(m_itemsPerGroup, ItemState());
-  for (ItemState& it : tls.items)
+  ts().launch = m_launch;
+  ts().items.assign(m_itemsPerGroup, ItemState());
+  for (ItemState& it : ts().items)
     it.counts.assign(m_sites.size(), 0);
 }
 
@@ -344,15 +355,15 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
 {
   Size3 gid = wg->getGroupID();
   uint64_t g = gid.x + m_groups.x * (gid.y + m_groups.y * gid.z);
-  tls.recording = m_sampler.pick(g);
-  tls.lastItem = nullptr;
-  if (!tls.recording)
+  t_recording = m_sampler.pick(g);
+  ts().lastItem = nullptr;
+  if (!t_recording)
     return;
-  if (tls.launch != m_launch)
+  if (ts().launch != m_launch)
     startThreadLaunch();
-  tls.group = g;
-  auto it = tls.layouts.find(wg->getLocalMemory());
-  if (it != tls.layouts.end())
+  ts().group = g;
+  auto it = ts().layouts.find(wg->getLocalMemory());
+  if (it != ts().layouts.end())
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_localBytes = std::max<uint64_t>(m_localBytes, it->second.bump);
@@ -370,12 +381,12 @@ template <typename T> static void putColumn(ByteSink& s, const std::vector<T>& v
 static void appendGroup(GroupColumns& g)
 {
   size_t nacc = 0, nins = 0;
-  for (ItemState& it : tls.items)
+  for (ItemState& it : ts().items)
   {
     nacc += it.acc.size();
     nins += it.touched.size();
   }
-  g.groups.push_back(tls.group);
+  g.groups.push_back(ts().group);
   g.naccs.push_back(nacc);
   g.ninss.push_back(nins);
   size_t a = g.off.size(), n = g.cnt.size();
@@ -388,9 +399,9 @@ static void appendGroup(GroupColumns& g)
   g.cnt.resize(n + nins);
   g.iitem.resize(n + nins);
   g.isite.resize(n + nins);
-  for (uint32_t i = 0; i < tls.items.size(); i++)
+  for (uint32_t i = 0; i < ts().items.size(); i++)
   {
-    ItemState& it = tls.items[i];
+    ItemState& it = ts().items[i];
     for (const AccessRec& r : it.acc)
     {
       g.off[a] = r.offset;
@@ -416,23 +427,23 @@ static void appendGroup(GroupColumns& g)
 
 void Recorder::workGroupComplete(const WorkGroup* wg)
 {
-  if (!tls.recording)
+  if (!t_recording)
     return;
-  tls.recording = false;
-  tls.lastItem = nullptr;
+  t_recording = false;
+  ts().lastItem = nullptr;
   std::lock_guard<std::mutex> lock(m_mutex);
-  if (tls.group == m_nextGroup && m_pending.empty())
+  if (ts().group == m_nextGroup && m_pending.empty())
   {
     // the common case: the group everyone waits for goes straight into the batch
     appendGroup(m_batch);
     m_groupsRecorded++;
-    m_nextGroup = m_sampler.next(tls.group + 1);
+    m_nextGroup = m_sampler.next(ts().group + 1);
     if (m_batch.rows() >= BATCH_ROWS)
       emitBatchLocked();
   }
   else
   {
-    GroupColumns& g = m_pending[tls.group];
+    GroupColumns& g = m_pending[ts().group];
     g.clear();
     appendGroup(g);
   }
