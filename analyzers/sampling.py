@@ -28,7 +28,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .memory import MEMORY_SPACES, replay_memory
+from .cache import CacheHierarchy
+from .memory import (
+    _ADDR_MASK,
+    _COLUMNS,
+    MEMORY_SPACES,
+    SPACE_CODES,
+    _batch_arrays,
+    _chunks,
+    _LaunchReplay,
+    _lut,
+    _take,
+)
 from .waves import pack_factor
 
 ROUNDS_PER_BLOCK = 4
@@ -47,6 +58,12 @@ class SampledLaunch:
     estimates: pd.DataFrame
     #: one row per sampled block: its numerators and denominators
     blocks: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    #: leading blocks replayed and counted whole (caches still filling from cold)
+    head_blocks: int = 0
+    #: work-groups replayed in all (head, sampled blocks and their warm-ups)
+    groups_replayed: int = 0
+    #: end-of-launch write-back estimated from the caches after the last replayed block
+    flush_bytes: float = 0.0
 
     def estimate(self, metric: str) -> float:
         return float(self.estimates.set_index("metric").loc[metric, "estimate"])
@@ -54,6 +71,7 @@ class SampledLaunch:
     def to_dict(self) -> dict:
         return {"kernel": self.kernel, "launch": self.launch, "blocks_total": self.blocks_total,
                 "blocks_sampled": len(self.blocks_sampled), "groups_per_block": self.groups_per_block,
+                "head_blocks": self.head_blocks, "groups_replayed": self.groups_replayed,
                 "estimates": {r.metric: {"estimate": r.estimate, "ci_low": r.ci_low, "ci_high": r.ci_high,
                                          "stderr": r.stderr} for r in self.estimates.itertuples()}}
 
@@ -88,36 +106,175 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def summarize_blocks(blocks: pd.DataFrame, levels: list[str], scale: float, *, seed: int = 0,
-                     resamples: int = 2000, level: float = 0.95) -> pd.DataFrame:
-    """Point estimates and bootstrap intervals of every metric from per-block counts."""
+                     resamples: int = 2000, level: float = 0.95, fixed: pd.Series | None = None,
+                     flush: float = 0.0) -> pd.DataFrame:
+    """Point estimates and bootstrap intervals of every metric from per-block counts.
+
+    Every count is estimated as ``fixed`` (the head stratum, counted whole) + ``scale`` x the
+    sampled blocks' sum; ``dram_bytes`` also gets ``flush`` (the end-of-launch write-back).
+    Ratios are taken of those estimated sums; only the sampled blocks are resampled.
+    """
     rng = np.random.default_rng(seed)
     k = len(blocks)
-    idx = rng.integers(0, k, size=(resamples, k)) if k > 1 else np.zeros((resamples, 1), np.int64)
+    idx = rng.integers(0, k, size=(resamples, k)) if k > 1 else np.zeros((resamples, max(k, 1)), np.int64)
     lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
+    fixed = pd.Series(dtype=float) if fixed is None else fixed
+
+    def total(col: str) -> tuple[float, np.ndarray]:
+        base = float(fixed.get(col, 0.0))
+        if not k:
+            return base, np.full(resamples, base)
+        v = blocks[col].to_numpy(dtype=float)
+        return base + scale * v.sum(), base + scale * v[idx].sum(axis=1)
+
+    def row(metric: str, est: float, boot: np.ndarray) -> tuple:
+        return (metric, est, float(np.quantile(boot, lo_q)), float(np.quantile(boot, hi_q)),
+                float(boot.std(ddof=1)) if resamples > 1 else 0.0)
+
     rows = []
     for metric, (num, den) in _ratios(levels).items():
-        n, d = blocks[num].to_numpy(), blocks[den].to_numpy()
-        est = float(_ratio(np.array([n.sum()]), np.array([d.sum()]))[0])
-        boot = _ratio(n[idx].sum(axis=1), d[idx].sum(axis=1))
-        rows.append((metric, est, float(np.quantile(boot, lo_q)), float(np.quantile(boot, hi_q)),
-                     float(boot.std(ddof=1)) if resamples > 1 else 0.0))
-    tot = blocks["dram_bytes"].to_numpy()
-    boot = tot[idx].sum(axis=1) * scale
-    rows.append(("dram_bytes", float(tot.sum() * scale), float(np.quantile(boot, lo_q)),
-                 float(np.quantile(boot, hi_q)), float(boot.std(ddof=1)) if resamples > 1 else 0.0))
+        (n, nb), (d, db) = total(num), total(den)
+        rows.append(row(metric, float(_ratio(np.array([n]), np.array([d]))[0]), _ratio(nb, db)))
+    t, tb = total("dram_bytes")
+    rows.append(row("dram_bytes", t + flush, tb + flush))
     return pd.DataFrame(rows, columns=["metric", "estimate", "ci_low", "ci_high", "stderr"])
 
 
-def _replay_counts(trace, target, launch: int, groups: np.ndarray, size: int) -> dict[str, float]:
+def warmup_bytes_for(target) -> int:
+    """Default warm-up: the capacity of the target's largest cache level (all its instances)."""
+    cus = max(1, target.compute_units)
+    return max((c.size_bytes * (cus if c.scope == "compute_unit" else 1) for c in target.caches), default=0)
+
+
+def _view_batches(trace, launch: int, groups: np.ndarray, columns, chunk_rows: int, kernels: dict):
     from tracekit.distributed import launch_view
     view = launch_view(trace, [launch], groups)
-    return _counts(replay_memory(view, target, launches=[launch], group_sizes={launch: size}))
+    for b in view.iter_batches(columns=columns, batch_size=chunk_rows, launches=[launch]):
+        yield _batch_arrays(b, kernels)
+
+
+def block_footprints(trace, launch: int, groups: np.ndarray, per_block: int, line_bytes: int,
+                     chunk_rows: int = 1 << 20) -> np.ndarray:
+    """Bytes of distinct ``line_bytes`` lines each block of the launch touches (one pass, memory spaces)."""
+    from tracekit.distributed import launch_view
+    nblocks = max(1, -(-len(groups) // per_block))
+    rank = np.full(int(groups.max()) + 1 if len(groups) else 1, -1, np.int64)
+    rank[groups] = np.arange(len(groups)) // per_block
+    mem = [SPACE_CODES[s] for s in MEMORY_SPACES]
+    parts: list[np.ndarray] = []
+    for b in launch_view(trace, [launch]).iter_batches(columns=["group", "space", "address"],
+                                                        batch_size=chunk_rows, launches=[launch]):
+        space = b.column("space")
+        codes = _lut(space.dictionary, SPACE_CODES)[space.indices.to_numpy(zero_copy_only=False)]
+        keep = np.isin(codes, mem)
+        addr = (b.column("address").to_numpy(zero_copy_only=False) & _ADDR_MASK).view(np.int64)[keep]
+        blk = rank[b.column("group").to_numpy()[keep]]
+        parts.append(np.unique(np.stack([blk, addr // line_bytes], axis=1), axis=0))
+    lines = np.zeros(nblocks, np.int64)
+    if parts:
+        u = np.unique(np.concatenate(parts), axis=0)
+        np.add.at(lines, u[:, 0], 1)
+    return lines * line_bytes
+
+
+class _BlockReplay:
+    """One launch replayed block by block in launch order, caches carried from block to block."""
+
+    def __init__(self, trace, target, launch: int, groups: np.ndarray, per_block: int, group_size: int,
+                 chunk_rows: int):
+        self.trace, self.launch, self.groups, self.per_block = trace, launch, groups, per_block
+        self.chunk_rows = chunk_rows
+        self.h = CacheHierarchy.from_target(target) if target.caches else None
+        self.lr = _LaunchReplay(target, self.h, group_size or None)
+        self.levels = [c.name for c in target.caches]
+        self.kernels: dict[str, int] = {}
+
+    def _snapshot(self) -> tuple[np.ndarray, int]:
+        if self.h is None:
+            return np.zeros((0, 5), np.int64), 0
+        return self.h.counters(), self.h.dram_bytes_read + self.h.dram_bytes_written
+
+    def run(self, first: int, last: int, counted: set[int]) -> list[dict]:
+        """Replay blocks ``first..last`` (inclusive); return the counts of those in ``counted``."""
+        g = self.groups[first * self.per_block:(last + 1) * self.per_block]
+        stream = _view_batches(self.trace, self.launch, g, _COLUMNS, self.chunk_rows, self.kernels)
+        self.lr.groups_done = first * self.per_block
+        out = []
+        for chunk, _ in _chunks(stream, lambda _launch: self.per_block, self.chunk_rows):
+            grp = chunk["group"]
+            gidx = np.concatenate([[0], np.cumsum(grp[1:] != grp[:-1])])
+            blk = (self.lr.groups_done + gidx) // self.per_block
+            cuts = np.flatnonzero(np.diff(blk)) + 1
+            for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(blk)], strict=True):
+                b = int(blk[lo])
+                before = self._snapshot()
+                self.lr.site_frames.clear()
+                self.lr.add(_take(chunk, int(lo), int(hi)))
+                if b in counted:
+                    out.append({"block": b, **self._counts(before)})
+        self.lr.site_frames.clear()
+        self.lr.degree_frames.clear()
+        return out
+
+    def _counts(self, before) -> dict[str, float]:
+        s = pd.concat(self.lr.site_frames)
+        space = (s["key"].to_numpy() >> 4) & 15
+        mem = np.isin(space, [SPACE_CODES[x] for x in MEMORY_SPACES])
+        loc = space == SPACE_CODES["local"]
+        out = {"requests": float(s["requests"][mem].sum()),
+               "transactions": float(s["transactions"][mem].sum()),
+               "local_requests": float(s["requests"][loc].sum()),
+               "local_cycles": float(s["local_cycles"][loc].sum()),
+               "local_degree": float(s["degree_sum"][loc].sum())}
+        after = self._snapshot()
+        d = after[0] - before[0]
+        out["dram_bytes"] = float(after[1] - before[1])
+        for lv, row in zip(self.levels, d, strict=True):
+            out[f"{lv}_hits"] = float(row[0] + row[2])
+            out[f"{lv}_accesses"] = float(row[:4].sum())
+        return out
+
+    def flush_bytes(self) -> float:
+        """DRAM bytes the dirty data left in the caches would add when the launch ends."""
+        if self.h is None:
+            return 0.0
+        before = self.h.dram_bytes_written
+        self.h.flush()
+        return float(self.h.dram_bytes_written - before)
+
+
+def warmup_plan(chosen: np.ndarray, footprint: np.ndarray, need: float, *,
+                first: int = 0) -> list[tuple[int, int]]:
+    """Replay ranges (first, last block) in launch order: each sampled block after its warm-up.
+
+    A sampled block's warm-up is the run of blocks just before it whose footprints add up to
+    ``need`` bytes (or reach the launch start, or the end of the previous range, in which case
+    the two ranges join: the caches then carry the exact state of the full replay).
+    """
+    ranges: list[tuple[int, int]] = []
+    done = first  # blocks before this one were already replayed
+    for b in (int(x) for x in chosen):
+        start, got = b, 0.0
+        while start > done and got < need:
+            start -= 1
+            got += float(footprint[start])
+        if ranges and start <= done:
+            ranges[-1] = (ranges[-1][0], b)
+        else:
+            ranges.append((start, b))
+        done = b + 1
+    return ranges
 
 
 def sample_launch(trace, target, launch: int, *, fraction: float, seed: int = 0, kernel: str = "",
                   group_size: int = 0, rounds_per_block: int = ROUNDS_PER_BLOCK, warmup: bool = True,
-                  resamples: int = 2000) -> SampledLaunch:
-    """Replay a seeded sample of ``launch``'s blocks of work-groups and estimate its metrics."""
+                  warmup_bytes: float | None = None, resamples: int = 2000,
+                  chunk_rows: int = 1 << 20) -> SampledLaunch:
+    """Replay a seeded sample of ``launch``'s blocks of work-groups and estimate its metrics.
+
+    ``warmup_bytes`` (default :func:`warmup_bytes_for`) is the footprint each sampled block's
+    warm-up must cover; ``warmup=False`` replays every sampled block alone from cold caches.
+    """
     from tracekit.distributed import launch_groups
 
     if not 0 < fraction <= 1:
@@ -129,21 +286,40 @@ def sample_launch(trace, target, launch: int, *, fraction: float, seed: int = 0,
     k = min(nblocks, max(2, int(round(fraction * nblocks))))
     rng = np.random.default_rng([seed, launch])
     chosen = np.sort(rng.choice(nblocks, size=k, replace=False))
-    rows = []
-    for b in chosen:
-        block = groups[b * per_block:(b + 1) * per_block]
-        if warmup and b > 0:
-            warm = groups[(b - 1) * per_block:b * per_block]
-            both = _replay_counts(trace, target, launch, np.concatenate([warm, block]), group_size)
-            alone = _replay_counts(trace, target, launch, warm, group_size)
-            counts = {key: both[key] - alone.get(key, 0.0) for key in both}
-        else:
-            counts = _replay_counts(trace, target, launch, block, group_size)
-        rows.append({"block": int(b), **counts})
-    blocks = pd.DataFrame(rows)
+    need = float(warmup_bytes_for(target) if warmup_bytes is None else warmup_bytes)
+    foot = np.zeros(nblocks)
+    if warmup and need > 0 and target.caches and nblocks > 1:
+        line = max(c.line_bytes for c in target.caches)
+        foot = block_footprints(trace, launch, groups, per_block, line, chunk_rows)
+    # the head: blocks that run while the caches are still filling from cold (their preceding
+    # footprint is under ``need``); it is a stratum of its own, replayed and counted whole
+    head = int(np.searchsorted(np.cumsum(foot), need, side="left")) + 1 if warmup and need > 0 else 0
+    head = min(head, nblocks)
+    rest = nblocks - head
+    k = min(rest, max(2, int(round(fraction * rest)))) if rest else 0
+    rng = np.random.default_rng([seed, launch])
+    chosen = head + np.sort(rng.choice(rest, size=k, replace=False)) if k else np.zeros(0, np.int64)
+    replay = _BlockReplay(trace, target, launch, groups, per_block, group_size, chunk_rows)
+    if warmup:
+        ranges = ([(0, head - 1)] if head else []) + warmup_plan(chosen, foot, need, first=head)
+    else:
+        ranges = [(int(b), int(b)) for b in chosen]
+    counted = set(range(head)) | {int(b) for b in chosen}
+    rows: list[dict] = []
+    for first, last in ranges:
+        if not warmup and replay.h is not None:
+            replay.h.reset()
+        rows += replay.run(first, last, counted)
+    flush = replay.flush_bytes()
+    table = pd.DataFrame(rows)
+    blocks = table[table["block"] >= head].reset_index(drop=True)
+    fixed = table[table["block"] < head].drop(columns="block").sum()
     levels = [c.name for c in target.caches]
-    est = summarize_blocks(blocks, levels, nblocks / k, seed=seed, resamples=resamples)
-    return SampledLaunch(kernel, launch, nblocks, [int(b) for b in chosen], per_block, est, blocks)
+    est = summarize_blocks(blocks, levels, rest / k if k else 0.0, seed=seed, resamples=resamples,
+                           fixed=fixed, flush=flush)
+    replayed = sum(min(len(groups), (b + 1) * per_block) - a * per_block for a, b in ranges)
+    return SampledLaunch(kernel, launch, nblocks, [int(b) for b in chosen], per_block, est, table,
+                         head_blocks=head, groups_replayed=int(replayed), flush_bytes=flush)
 
 
 def sample_trace(trace, target, *, fraction: float, seed: int = 0, **options) -> list[SampledLaunch]:
