@@ -32,7 +32,7 @@ _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 class Record:
     type: int
     launch: int
-    payload: bytes
+    payload: bytes | memoryview
 
 
 @dataclass
@@ -59,7 +59,7 @@ def _pad8(n: int) -> int:
 
 def read_records(f: BinaryIO) -> Iterator[Record]:
     """Yield the records of a stream until EOF; a cut-off last record ends the stream."""
-    magic = f.read(8)
+    magic = bytes(f.read(8))
     if not magic:
         return
     if magic != MAGIC:
@@ -75,7 +75,7 @@ def read_records(f: BinaryIO) -> Iterator[Record]:
         yield Record(rtype, launch, payload[:n])
 
 
-def parse_groups(payload: bytes) -> GroupBlock:
+def parse_groups(payload: bytes | memoryview) -> GroupBlock:
     ngroups, nacc, nins = struct.unpack_from("<QQQ", payload, 0)
     pos = 24
 
@@ -93,7 +93,7 @@ def parse_groups(payload: bytes) -> GroupBlock:
 
 
 def parse_json(payload: bytes) -> dict:
-    return json.loads(payload.decode("utf-8", errors="replace"))
+    return json.loads(bytes(payload).decode("utf-8", errors="replace"))
 
 
 def parse_alloc(payload: bytes) -> tuple[int, int, int]:
@@ -107,7 +107,7 @@ def parse_free(payload: bytes) -> int:
 def parse_log(payload: bytes) -> tuple[str, str]:
     kind = struct.unpack_from("<I", payload, 0)[0]
     level = {0: "debug", 1: "info", 2: "warning", 3: "error"}.get(kind, "error")
-    return level, payload[8:].decode("utf-8", errors="replace")
+    return level, bytes(payload[8:]).decode("utf-8", errors="replace")
 
 
 class DrainedPipe:
@@ -125,7 +125,8 @@ class DrainedPipe:
             pass  # larger pipe buffers are an optimisation only
         self._fd = fd
         self._q: queue.Queue[bytes] = queue.Queue(maxsize=max_chunks)
-        self._buf = bytearray()
+        self._cur = memoryview(b"")  # the chunk being consumed, from ``_off`` on
+        self._off = 0
         self._eof = False
         self._stop = False
         self._thread = threading.Thread(target=self._pump, daemon=True)
@@ -150,15 +151,26 @@ class DrainedPipe:
         finally:
             os.close(self._fd)
 
-    def read(self, n: int) -> bytes:
-        while len(self._buf) < n and not self._eof:
+    def read(self, n: int) -> bytearray | memoryview:
+        """Up to ``n`` bytes; a view into the chunk read from the pipe when they lie in one
+        (group records are megabytes: they are wrapped by numpy, never copied)."""
+        cur, off = self._cur, self._off
+        if len(cur) - off >= n:
+            self._off = off + n
+            return cur[off:off + n]
+        out = bytearray(cur[off:])
+        self._cur, self._off = memoryview(b""), 0
+        while len(out) < n and not self._eof:
             chunk = self._q.get()
             if not chunk:
                 self._eof = True
+                break
+            take = n - len(out)
+            if len(chunk) > take:
+                self._cur, self._off = memoryview(chunk), take
+                out += self._cur[:take]
             else:
-                self._buf += chunk
-        out = bytes(self._buf[:n])
-        del self._buf[:n]
+                out += chunk
         return out
 
     def close(self) -> None:
