@@ -3,22 +3,34 @@
 What is sampled: *blocks* of consecutive work-groups, each a whole number of
 scheduling rounds (``compute_units x packing`` work-groups, see
 :func:`analyzers.waves.schedule`), so every sampled work-group lands on the same
-compute unit, next to the same neighbours, as in the full replay.  A seeded
-random choice of ``fraction`` of the blocks of every launch is replayed.
+compute unit, next to the same neighbours, as in the full replay.
 
-Cache state: a block replayed alone would start with cold caches, which the
-full replay only has at the start of a launch.  Each sampled block is therefore
-replayed after the block before it (its *warm-up*), and the warm-up's own counts
-(replayed alone) are subtracted, so the block's hits and misses are those of a
-cache warmed by the work that precedes it.  Coalescing and bank counts do not
-depend on cache state and are exact per block.
+Cache state.  What a block counts depends on what the caches hold when it starts,
+dirty lines included: a line written in one block may be written back to the
+next level many blocks later, when the stream of later accesses pushes it out.
+So the replay keeps the full replay's order and carries the caches from block to
+block, and each sampled block is preceded by a *warm-up*: the blocks just before
+it whose footprints (bytes of distinct lines each touches) add up to the capacity
+of the target's largest cache (:func:`warmup_bytes_for`).  After that much
+traffic every level's contents, and which of them are dirty, are those of the
+full replay, whatever the caches held before; when a warm-up reaches back to the
+previous replayed block, the two runs join and the state is exact.  Only the
+sampled blocks are counted.
+
+Strata.  The *head* of a launch, the blocks that run before the launch's own
+footprint reaches that capacity, sees caches still filling from cold; it is
+replayed and counted whole.  ``fraction`` of the remaining blocks are drawn at
+random (seeded), at least two.  A launch whose footprint fits in the largest
+cache is all head, so its "estimate" is the full replay.
 
 Error bars: per block we keep the numerators and denominators of every metric
-(transactions and requests, hits and hits + misses per level, ...).  A metric is
-a ratio of sums over blocks; its spread comes from a seeded bootstrap over the
-sampled blocks (percentile interval, 95 % by default), and ``stderr`` is the
-bootstrap standard deviation.  Totals (``dram_bytes``) are scaled by blocks in
-the launch / blocks sampled.
+(transactions and requests, hits and hits + misses per level, ...).  Each sum is
+head + (blocks after the head / blocks drawn) x the drawn blocks' sum, a metric is
+a ratio of such sums; its spread comes from a seeded bootstrap over the drawn
+blocks (percentile interval, 95 % by default), and ``stderr`` is the bootstrap
+standard deviation.  ``dram_bytes`` adds the write-back of what is still dirty
+in the caches after the last replayed block (the full replay's end-of-launch flush).
+Coalescing and bank counts do not depend on cache state and are exact per block.
 """
 
 from __future__ import annotations
@@ -155,25 +167,36 @@ def _view_batches(trace, launch: int, groups: np.ndarray, columns, chunk_rows: i
 
 def block_footprints(trace, launch: int, groups: np.ndarray, per_block: int, line_bytes: int,
                      chunk_rows: int = 1 << 20) -> np.ndarray:
-    """Bytes of distinct ``line_bytes`` lines each block of the launch touches (one pass, memory spaces)."""
+    """Bytes of distinct ``line_bytes`` lines each block of the launch touches (memory spaces).
+
+    One pass over three columns; rows come in work-group order, so a block's lines are
+    counted and dropped as soon as the stream has moved past it.
+    """
     from tracekit.distributed import launch_view
     nblocks = max(1, -(-len(groups) // per_block))
     rank = np.full(int(groups.max()) + 1 if len(groups) else 1, -1, np.int64)
     rank[groups] = np.arange(len(groups)) // per_block
     mem = [SPACE_CODES[s] for s in MEMORY_SPACES]
-    parts: list[np.ndarray] = []
+    lines = np.zeros(nblocks, np.int64)
+    pending = np.zeros((0, 2), np.int64)
+
+    def count(pairs: np.ndarray) -> None:
+        np.add.at(lines, np.unique(pairs, axis=0)[:, 0], 1)
+
     for b in launch_view(trace, [launch]).iter_batches(columns=["group", "space", "address"],
                                                         batch_size=chunk_rows, launches=[launch]):
         space = b.column("space")
-        codes = _lut(space.dictionary, SPACE_CODES)[space.indices.to_numpy(zero_copy_only=False)]
-        keep = np.isin(codes, mem)
-        addr = (b.column("address").to_numpy(zero_copy_only=False) & _ADDR_MASK).view(np.int64)[keep]
-        blk = rank[b.column("group").to_numpy()[keep]]
-        parts.append(np.unique(np.stack([blk, addr // line_bytes], axis=1), axis=0))
-    lines = np.zeros(nblocks, np.int64)
-    if parts:
-        u = np.unique(np.concatenate(parts), axis=0)
-        np.add.at(lines, u[:, 0], 1)
+        keep = np.isin(_lut(space.dictionary, SPACE_CODES)[space.indices.to_numpy(zero_copy_only=False)], mem)
+        addr = (b.column("address").to_numpy(zero_copy_only=False) & _ADDR_MASK).view(np.int64)
+        blk = rank[b.column("group").to_numpy(zero_copy_only=False)]
+        if not len(blk):
+            continue
+        pending = np.concatenate([pending, np.unique(np.stack([blk[keep], addr[keep] // line_bytes], axis=1),
+                                                     axis=0)])
+        done = pending[:, 0] < blk[-1]
+        count(pending[done])
+        pending = pending[~done]
+    count(pending)
     return lines * line_bytes
 
 
