@@ -10,6 +10,8 @@
 // Environment: TRACEKIT_FD (descriptor to write to) or TRACEKIT_OUT (path),
 // TRACEKIT_SAMPLE (see sampler.h).
 #include <fcntl.h>
+#include <limits.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -249,6 +251,7 @@ private:
   void emitBatchLocked();
   void drainLocked(bool all);
   void flushLocked();
+  void writeAllLocked(struct iovec* iov, int n);
   std::string launchJson(const KernelInvocation* ki);
 };
 
@@ -370,12 +373,6 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
   }
 }
 
-template <typename T> static void putColumn(ByteSink& s, const std::vector<T>& v)
-{
-  s.raw(v.data(), v.size() * sizeof(T));
-  s.pad();
-}
-
 // Appends this thread's finished group to ``g``, column by column, and resets
 // the per-item state for the next group.
 static void appendGroup(GroupColumns& g)
@@ -450,35 +447,50 @@ void Recorder::workGroupComplete(const WorkGroup* wg)
   drainLocked(false);
 }
 
-// Serialises the batch of consecutive groups as one GROUPS record.
+// Writes the batch of consecutive groups as one GROUPS record, straight from
+// its column vectors (one writev, no staging copy of megabytes of rows).
 void Recorder::emitBatchLocked()
 {
   if (m_batch.groups.empty())
     return;
+  flushLocked();  // records queued earlier keep their place in the stream
+  static const uint8_t zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   const GroupColumns& b = m_batch;
-  size_t ng = b.groups.size(), na = b.off.size(), ni = b.cnt.size();
-  size_t bytes = 24 + 3 * 8 * ng + pad8(8 * na) + 3 * pad8(4 * na) + pad8(2 * na) + pad8(na) +
-                 pad8(8 * ni) + 2 * pad8(4 * ni);
-  RecordHeader h{REC_GROUPS, m_launch, (uint64_t)bytes};
-  m_out.raw(&h, sizeof(h));
-  size_t start = m_out.bytes.size();
-  m_out.put<uint64_t>(ng);
-  m_out.put<uint64_t>(na);
-  m_out.put<uint64_t>(ni);
-  putColumn(m_out, b.groups);
-  putColumn(m_out, b.naccs);
-  putColumn(m_out, b.ninss);
-  putColumn(m_out, b.off);
-  putColumn(m_out, b.aitem);
-  putColumn(m_out, b.site);
-  putColumn(m_out, b.buf);
-  putColumn(m_out, b.size);
-  putColumn(m_out, b.kind);
-  putColumn(m_out, b.cnt);
-  putColumn(m_out, b.iitem);
-  putColumn(m_out, b.isite);
-  if (m_out.bytes.size() - start != bytes)
-    fprintf(stderr, "tracekit: internal error: group record size mismatch\n");
+  uint64_t counts[3] = {b.groups.size(), b.off.size(), b.cnt.size()};
+  RecordHeader h{REC_GROUPS, m_launch, 0};
+  struct iovec iov[2 + 2 * 12];
+  int n = 0;
+  size_t total = 0;
+  auto add = [&](const void* p, size_t len) {
+    if (len == 0)
+      return;
+    iov[n].iov_base = (void*)p;
+    iov[n++].iov_len = len;
+    total += len;
+    if (pad8(len) != len)
+    {
+      iov[n].iov_base = (void*)zeros;
+      iov[n++].iov_len = pad8(len) - len;
+      total += pad8(len) - len;
+    }
+  };
+  add(&h, sizeof(h));
+  add(counts, sizeof(counts));
+  auto col = [&](const auto& v) { add(v.data(), v.size() * sizeof(v[0])); };
+  col(b.groups);
+  col(b.naccs);
+  col(b.ninss);
+  col(b.off);
+  col(b.aitem);
+  col(b.site);
+  col(b.buf);
+  col(b.size);
+  col(b.kind);
+  col(b.cnt);
+  col(b.iitem);
+  col(b.isite);
+  h.nbytes = total - sizeof(h);
+  writeAllLocked(iov, n);
   m_batch.clear();
 }
 
@@ -507,21 +519,41 @@ void Recorder::drainLocked(bool all)
 
 void Recorder::flushLocked()
 {
-  size_t done = 0;
-  while (!m_broken && m_fd >= 0 && done < m_out.bytes.size())
+  if (!m_out.bytes.empty())
   {
-    ssize_t w = write(m_fd, m_out.bytes.data() + done, m_out.bytes.size() - done);
+    struct iovec iov = {m_out.bytes.data(), m_out.bytes.size()};
+    writeAllLocked(&iov, 1);
+  }
+  m_out.bytes.clear();
+}
+
+// Writes every byte of ``iov`` (a pipe may take them in several parts).
+void Recorder::writeAllLocked(struct iovec* iov, int n)
+{
+  while (!m_broken && m_fd >= 0 && n > 0)
+  {
+    ssize_t w = writev(m_fd, iov, std::min(n, IOV_MAX));
     if (w < 0 && errno == EINTR)
       continue;
     if (w <= 0)
     {
       m_broken = true;
       fprintf(stderr, "tracekit: cannot write the recording stream (%s)\n", strerror(errno));
-      break;
+      return;
     }
-    done += (size_t)w;
+    size_t left = (size_t)w;
+    while (n > 0 && left >= iov->iov_len)
+    {
+      left -= iov->iov_len;
+      iov++;
+      n--;
+    }
+    if (n > 0)
+    {
+      iov->iov_base = (uint8_t*)iov->iov_base + left;
+      iov->iov_len -= left;
+    }
   }
-  m_out.bytes.clear();
 }
 
 // --- launches -------------------------------------------------------------
