@@ -190,7 +190,8 @@ def analyze(trace, target) -> AnalysisResult:
         if mem_error:
             out.append(LaunchResult(geo.kernel, geo.launch, geo, error=mem_error))
             continue
-        rows = trace.iter_batches("instructions", launches=[geo.launch])  # only this launch's row groups
+        # only this launch's row groups; runs of work-items stay runs (the SIMD model weights them)
+        rows = trace.iter_batches("instructions", launches=[geo.launch], runs=True)
         out.append(analyze_launch(geo, target, rows, memory.get(geo.launch), sites))
     return AnalysisResult(str(trace.path), target, out, warnings)
 

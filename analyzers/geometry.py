@@ -148,7 +148,7 @@ def _instruction_facts(trace) -> tuple[set[int], set[int]]:
     """(launches that executed a barrier, launches with instruction rows), in one streamed pass."""
     barriers: set[int] = set()
     launches: set[int] = set()
-    for batch in trace.iter_batches("instructions", columns=["launch", "opclass", "count"]):
+    for batch in trace.iter_batches("instructions", columns=["launch", "opclass", "count"], runs=True):
         t = pa.Table.from_batches([batch])
         launches.update(pc.unique(t["launch"]).to_pylist())
         barriers |= _barrier_launches(t)

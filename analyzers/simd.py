@@ -26,6 +26,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
+from tracekit.runs import has_runs, run_lengths
+
 from .geometry import LaunchGeometry
 
 
@@ -128,9 +130,33 @@ def _codes(col: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
     return arr.indices.to_numpy(zero_copy_only=False).astype(np.int64), arr.dictionary.to_pylist()
 
 
+def run_segments(group: np.ndarray, item: np.ndarray, items: np.ndarray, layout: WaveLayout):
+    """Cut runs of work-items (rows with ``items`` > 1) where they cross a wave.
+
+    Returns (row, wave, lanes): for every piece, the row it comes from, its wave
+    and how many of the run's work-items (lanes) fall in that wave.  A run never
+    leaves its work-group, so with packed groups it stays in one wave.
+    """
+    group = group.astype(np.int64, copy=False)
+    item = item.astype(np.int64, copy=False)
+    rows = np.arange(len(group), dtype=np.int64)
+    if layout.packed:
+        return rows, group // layout.groups_per_wave, items
+    w = layout.width
+    first, last = item // w, (item + items - 1) // w
+    pieces = last - first + 1
+    row = np.repeat(rows, pieces)
+    k = np.arange(len(row), dtype=np.int64) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+    lane_wave = first[row] + k
+    lo = np.maximum(item[row], lane_wave * w)
+    hi = np.minimum(item[row] + items[row], (lane_wave + 1) * w)
+    return row, group[row] * layout.waves_per_group + lane_wave, hi - lo
+
+
 @njit(cache=True)
-def _reduce_by_wave(wave, pair, count, n_pairs):
-    """Per (wave, pair) max and sum of ``count``; rows of one wave must be contiguous.
+def _reduce_by_wave(wave, pair, count, lane_total, n_pairs):
+    """Per (wave, pair) max of ``count`` and sum of ``lane_total`` (``count`` times the
+    lanes a row stands for); rows of one wave must be contiguous.
 
     One pass with a small dense accumulator per wave (pairs are the few
     (site, opclass) combinations of the launch), so no hashing and no sort.
@@ -157,7 +183,7 @@ def _reduce_by_wave(wave, pair, count, n_pairs):
                 mx[p] = count[j]
             elif count[j] > mx[p]:
                 mx[p] = count[j]
-            sm[p] += count[j]
+            sm[p] += lane_total[j]
             j += 1
         touched[:nt].sort()
         for t in range(nt):
@@ -176,8 +202,11 @@ def _reduce_by_wave(wave, pair, count, n_pairs):
 def wave_issues(instructions: pa.Table, layout: WaveLayout) -> pd.DataFrame:
     """Per (wave, site, opclass): ``issues`` (busiest lane's count) and ``lane_executions``.
 
-    ``instructions`` holds the rows of one launch.  Rows are reduced wave by wave
-    in one compiled pass (re-ordered by wave first when the table is not).
+    ``instructions`` holds the rows of one launch, per work-item or as runs of
+    work-items (``items``, see :mod:`tracekit.runs`), which are cut at wave
+    boundaries and weighted by their lanes, never expanded.  Rows are reduced
+    wave by wave in one compiled pass (re-ordered by wave first when the table
+    is not).
     """
     cols = ["wave", "site", "opclass", "issues", "lane_executions"]
     if instructions.num_rows == 0:
@@ -187,7 +216,13 @@ def wave_issues(instructions: pa.Table, layout: WaveLayout) -> pd.DataFrame:
     site = instructions["site"].to_numpy().astype(np.int64)
     count = instructions["count"].to_numpy().astype(np.int64)
     op, names = _codes(instructions["opclass"])
-    wave = wave_ids(group, item, layout)
+    if has_runs(instructions):
+        row, wave, lanes = run_segments(group, item, run_lengths(instructions), layout)
+        site, count, op = site[row], count[row], op[row]
+        lane_total = count * lanes
+    else:
+        wave = wave_ids(group, item, layout)
+        lane_total = count
     n_ops = max(len(names), 1)
     site_lo = int(site.min())
     raw = (site - site_lo) * n_ops + op
@@ -201,8 +236,8 @@ def wave_issues(instructions: pa.Table, layout: WaveLayout) -> pd.DataFrame:
         uniq, pair = np.unique(raw, return_inverse=True)
     if wave.size > 1 and (np.diff(wave) < 0).any():
         order = np.argsort(wave, kind="stable")
-        wave, pair, count = wave[order], pair[order], count[order]
-    w, p, mx, sm = _reduce_by_wave(wave, pair.astype(np.int64), count, len(uniq))
+        wave, pair, count, lane_total = wave[order], pair[order], count[order], lane_total[order]
+    w, p, mx, sm = _reduce_by_wave(wave, pair.astype(np.int64), count, lane_total, len(uniq))
     key = uniq[p]
     return pd.DataFrame({
         "wave": w,

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from tracekit.recorder import record_kernel, toolchain
@@ -102,6 +103,33 @@ __kernel void v4(__global const float4* a, __global float4* b) {
     totals = t.instructions.to_pandas().groupby("opclass", observed=True)["count"].sum()
     assert totals["fp32_add"] == 4 * 8 and totals["math_native_sin"] == 4 * 8
     assert set(t.accesses.to_pandas()["size"]) == {16}
+
+
+def test_equal_work_items_are_written_as_runs_and_divergent_ones_are_not(tmp_path):
+    """Items that execute every site equally often share rows; a branch taken by
+    odd items only splits the group into one-item runs, and both expand to the
+    same per-item counts the kernel implies."""
+    src = kernel_file(tmp_path, """
+__kernel void odd(__global float* a) {
+  int i = get_global_id(0);
+  if (get_local_id(0) >= 4 && (i & 1))
+    a[i] = a[i] * 2.0f + 1.0f;
+}""")
+    out = tmp_path / "odd.tkt"
+    record_kernel(src, "odd", global_size="32", local_size="16", args=["float[32]=rand"], out=out)
+    t = open_trace(out)
+    stored = pa.Table.from_batches(list(t.iter_batches("instructions", runs=True)))
+    runs = stored.to_pandas()
+    first = runs[runs["item"] < 4]
+    assert set(first["item"]) == {0} and first["items"].min() >= 4    # items 0-3 agree: one run
+    assert set(runs[runs["item"] >= 5]["items"]) == {1}                  # then odd/even alternate
+    per_item = t.instructions.to_pandas()
+    math = per_item[per_item["opclass"].isin(["fp32_fma", "fp32_mul"])]
+    fma = math.groupby(["group", "item"])["count"].sum()
+    taken = {(g, i) for g in range(2) for i in range(4, 16) if (g * 16 + i) & 1}
+    assert set(fma.index) == taken and (fma > 0).all()
+    assert per_item.groupby(["group", "item"]).ngroups == 32
+    assert len(stored) < len(per_item)
 
 
 def test_math_builtins_precise_and_native(tmp_path):

@@ -316,7 +316,7 @@ def _by_unit(client, path, trace, targets, progress):
         for g in geos:
             merged = merge_replays(parts.get((ti, g.launch), []), target)
             mem = launch_memory(merged, target, g.sample_scale) if merged is not None else None
-            rows = trace.iter_batches("instructions", launches=[g.launch])
+            rows = trace.iter_batches("instructions", launches=[g.launch], runs=True)
             launches.append(analyze_launch(g, target, rows, mem, site_table))
         out.append(AnalysisResult(path, target, launches, list(warnings)))
     return out

@@ -176,7 +176,7 @@ def write_partitioned(src, dst: str | os.PathLike, *, batch_rows: int = 1 << 20)
         for kind in ("accesses", "instructions"):
             target = schema.TABLES[kind]
             (tmp / kind).mkdir()
-            for batch in trace.iter_batches(kind, batch_size=batch_rows):
+            for batch in trace.iter_batches(kind, batch_size=batch_rows, runs=True):  # runs stay runs
                 t = store.conform(batch, kind)
                 launch = t.column("launch")
                 values = pc.unique(launch).to_pylist()

@@ -4,7 +4,8 @@ docs/trace-format.md is the prose version of this module; keep them in step.
 A trace has four tables:
 
 * ``accesses``: one row per memory access of one work-item (the big one);
-* ``instructions``: executed-instruction counts per (work-item, site, opclass);
+* ``instructions``: executed-instruction counts per (work-item, site, opclass),
+  optionally as runs over consecutive work-items with equal counts (``items``);
 * ``launches``: one row per kernel launch (sizes, build options, metadata);
 * ``sites``: one row per static instruction (source file, line, column).
 
@@ -73,6 +74,9 @@ INSTRUCTIONS = pa.schema([
     pa.field("site", pa.int32(), nullable=False),
     pa.field("opclass", _DICT_STR, nullable=False),
     pa.field("count", pa.int64(), nullable=False),
+    # a run: this row stands for ``items`` consecutive work-items from ``item`` on,
+    # each with the same count at the site; null (or no column) means one
+    pa.field("items", pa.int32(), nullable=True),
 ])
 
 _DIM3 = pa.list_(pa.int64(), 3)

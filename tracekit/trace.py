@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 from . import schema, store
 from .errors import TraceFormatError
 from .partition import PartitionedTable, is_partitioned, launch_batches
+from .runs import expand_batches, expand_runs
 
 
 def _open_parquet(path: Path) -> pq.ParquetFile:
@@ -115,6 +116,12 @@ class Trace:
 
     @cached_property
     def instructions(self) -> pa.Table:
+        """The whole ``instructions`` table in memory, one row per work-item (runs expanded)."""
+        return expand_runs(self._instruction_runs)
+
+    @cached_property
+    def _instruction_runs(self) -> pa.Table:
+        """The ``instructions`` table as stored (rows may stand for runs of work-items)."""
         if "instructions" in self._small:
             return self._small["instructions"]
         return store.conform(self._open_table("instructions").read(), "instructions")
@@ -138,7 +145,7 @@ class Trace:
 
     def iter_batches(self, table: str = "accesses", *, columns: list[str] | None = None,
                      batch_size: int = 1 << 20, cast: bool = True,
-                     launches: Iterable[int] | None = None) -> Iterator[pa.RecordBatch]:
+                     launches: Iterable[int] | None = None, runs: bool = False) -> Iterator[pa.RecordBatch]:
         """Stream a table in record batches of at most ``batch_size`` rows.
 
         Batches of ``accesses``/``instructions`` come in stored order and with the
@@ -146,13 +153,27 @@ class Trace:
         columns as stored, which lets the validator report a bad value by row
         instead of failing on the first cast.  ``launches`` keeps only those
         launches' rows and skips the row groups (or partition files) without them.
+
+        ``instructions`` rows that stand for runs of work-items (``items``, see
+        :mod:`tracekit.runs`) come expanded to one row per work-item, unless
+        ``runs=True`` (for readers that weight by ``items`` themselves); expanded
+        batches may be longer than ``batch_size`` by one work-group's rows.
         """
         if table not in ("accesses", "instructions"):
             yield from self._small[table].to_batches(max_chunksize=batch_size)
             return
+        if table == "instructions" and not runs and cast:
+            want = columns
+            read = None if columns is None else list(dict.fromkeys(
+                [*columns, "launch", "group", "item", "site", "items"]))
+            stored = self.iter_batches(table, columns=read, batch_size=batch_size, launches=launches,
+                                       runs=True)
+            for b in expand_batches(stored):
+                yield b if want is None else b.select(want)
+            return
         target = schema.TABLES[table]
         if self._mem is not None or (table == "instructions" and self.layout == "parquet"):
-            t = self.accesses if table == "accesses" else self.instructions
+            t = self.accesses if table == "accesses" else self._instruction_runs
             if launches is not None:
                 t = t.filter(pa.compute.is_in(t["launch"], pa.array(sorted(launches), pa.int32())))
             if columns:
@@ -210,7 +231,11 @@ class Trace:
 
 def _cast_batch(batch: pa.RecordBatch, sub: pa.Schema, path: Path) -> pa.RecordBatch:
     arrays = []
+    names = set(batch.schema.names)
     for field in sub:
+        if field.name not in names and field.nullable:  # an optional column the file lacks
+            arrays.append(pa.nulls(batch.num_rows, field.type))
+            continue
         arrays.append(store.cast_column(batch.column(field.name), field, path=str(path),
                                         hint=f"`tracekit validate {path}` names the first bad row"))
     return pa.RecordBatch.from_arrays(arrays, schema=sub)

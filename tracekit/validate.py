@@ -220,6 +220,12 @@ def _check_columns(batch: pa.RecordBatch, table: str, row0: int, out: _Collector
             bad(b, col)
     if table == "instructions":
         _check_opclass(batch.column("opclass"), row0, out)
+        if "items" in batch.schema.names:  # optional run length: null means one work-item
+            arr, b = to_integer(batch.column("items").fill_null(1), pa.int32(), what="items", minimum=1)
+            if b:
+                bad(b, "items")
+            else:
+                good["items"] = arr.to_numpy()
     b = check_nulls(batch.column("kernel"))
     if b:
         bad(Bad(b.index, b.value, "empty kernel name", b.count), "kernel")
@@ -255,13 +261,16 @@ def _check_ranges(good: dict, table: str, row0: int, launches: _Launches, out: _
                 count=int((~known).sum()), warning=True)
     for col, limit, what in (("item", launches.items, "local size"),
                              ("group", launches.groups, "number of work-groups")):
-        over = known & (good[col] >= limit[pos])
+        values = good[col]
+        if col == "item" and "items" in good:  # a run must end inside the work-group
+            values = values.astype(np.int64) + good["items"] - 1
+        over = known & (values >= limit[pos])
         if over.any():
             i = int(np.flatnonzero(over)[0])
             p = pos[i]
             shape = (f"{_dims(launches.local_dims[p])} = {limit[p]} items" if col == "item"
                      else f"{limit[p]} work-groups")
-            out.add(f"{col}-range", f"{col} {good[col][i]} is outside launch {launches.ids[p]}'s {what} "
+            out.add(f"{col}-range", f"{col} {values[i]} is outside launch {launches.ids[p]}'s {what} "
                     f"({shape}); expected 0 to {limit[p] - 1}", table=table, row=row0 + i + 1, column=col,
                     count=int(over.sum()))
 

@@ -43,6 +43,8 @@ class LaunchState:
     opclasses: pa.Array
     layout: dict
     vector_sites: bool = False
+    base_slots: np.ndarray | None = None  # base_table and arg_table with one extra slot (0, -1)
+    arg_slots: np.ndarray | None = None
     end: dict | None = None
     diagnostics: list[str] = field(default_factory=list)
     errors: int = 0
@@ -123,6 +125,8 @@ class Converter:
             site_lanes=np.array(sites["lanes"], dtype=np.int64),
             opclasses=pa.array(names, pa.string()), layout=self.layout.describe(arg_of),
             vector_sites=any(n != 1 for n in sites["lanes"]))
+        state.base_slots = np.append(base.astype(np.uint64), np.uint64(0))
+        state.arg_slots = np.append(args, np.int32(-1))
         self.launches.append(state)
         self.current = state
 
@@ -184,24 +188,18 @@ class Converter:
     def _accesses(self, st: LaunchState, cat, group: np.ndarray) -> pa.RecordBatch:
         offset, item, site, buf = cat("offset"), cat("item"), cat("site"), cat("buffer")
         size, kind = cat("size"), cat("kind")
-        space = kind & 3
-        is_global = (space == 1) | (space == 2)
-        known = is_global & (buf < len(st.base_table))
-        st.unmapped += int(np.count_nonzero(is_global & ~known)) + int(
-            np.count_nonzero(~is_global & (buf == stream.NONE32)))
-        safe = np.where(known, buf, 0).astype(np.intp)
-        address = np.where(known, st.base_table[safe] + offset, offset)
-        arg = np.where(known, st.arg_table[safe], -1)
-        # seq: position of each access within its (group, item) run
-        n = len(offset)
-        start = np.ones(n, dtype=bool)
-        start[1:] = (group[1:] != group[:-1]) | (item[1:] != item[:-1])
-        idx = np.arange(n, dtype=np.int64)
-        seq = idx - np.maximum.accumulate(np.where(start, idx, 0))
+        # One lookup places every access: buffers the layout knows get their base and
+        # argument, everything else (local/private in their layouts, unknown
+        # buffers) lands on the extra last slot, base 0 and no argument.
+        nb = len(st.base_table)
+        slot = np.minimum(buf, nb)
+        address = st.base_slots[slot] + offset
+        arg = st.arg_slots[slot]
+        st.unmapped += int(np.count_nonzero(buf >= nb)) - int(np.count_nonzero(buf == stream.LAYOUT32))
         cols = self._common(st, group, item, site)
         cols.update(
-            seq=pa.array(seq),
-            space=self._dict(_SPACE_INDEX[space], _SPACES),
+            seq=pa.array(cat("seq").astype(np.int64)),
+            space=self._dict(_SPACE_INDEX[kind & 3], _SPACES),
             op=self._dict((kind >> 2).astype(np.int32), _OPS),
             address=pa.array(address),
             size=pa.array(size),
@@ -216,7 +214,8 @@ class Converter:
         if st.vector_sites:
             count = count * st.site_lanes[s]
         cols = self._common(st, group, item, site)
-        cols.update(opclass=self._dict(st.site_opclass[s], st.opclasses), count=pa.array(count))
+        cols.update(opclass=self._dict(st.site_opclass[s], st.opclasses), count=pa.array(count),
+                    items=pa.array(cat("ins_items").view(np.int32)))
         return pa.RecordBatch.from_pydict(cols, schema=schema.INSTRUCTIONS)
 
     # -- end ---------------------------------------------------------------------

@@ -4,8 +4,12 @@
 //
 // Threading: Oclgrind runs work-groups on several worker threads.  Everything a
 // work-group produces is kept in thread-local state and handed over, whole, when
-// the group completes; a mutex-protected reorder buffer then writes groups in
-// increasing linear index, which is the canonical row order of trace v1.
+// the group completes; a mutex-protected reorder buffer then collects groups in
+// increasing linear index, which is the canonical row order of trace v1.  Full
+// batches go to a writer thread of the plugin's own, so an Oclgrind worker never
+// waits on the pipe while the reader is busy converting (only a backlog of
+// MAX_QUEUED batches makes workers wait); each launch's end waits until
+// everything before it is written.
 //
 // Environment: TRACEKIT_FD (descriptor to write to) or TRACEKIT_OUT (path),
 // TRACEKIT_SAMPLE (see sampler.h).
@@ -15,9 +19,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include <oclgrind/Context.h>
@@ -44,8 +52,11 @@ namespace tracekit
 {
 
 static const uint32_t NO_BUFFER = 0xFFFFFFFFu;
+// local/private access placed in its work-group's / work-item's layout (stream.h)
+static const uint32_t LAYOUT_BUFFER = 0xFFFFFFFEu;
 static const size_t FLUSH_BYTES = 4u << 20;
 static const size_t BATCH_ROWS = 1u << 18;
+static const size_t MAX_QUEUED = 4;
 static const uint64_t LOCAL_ALIGN = 16;
 
 struct AccessRec
@@ -61,7 +72,7 @@ struct AccessRec
 struct GroupColumns
 {
   std::vector<uint64_t> groups, naccs, ninss, off, cnt;
-  std::vector<uint32_t> aitem, site, buf, iitem, isite;
+  std::vector<uint32_t> aitem, aseq, site, buf, iitem, isite, iruns;
   std::vector<uint16_t> size;
   std::vector<uint8_t> kind;
 
@@ -79,10 +90,12 @@ struct GroupColumns
     append(off, g.off);
     append(cnt, g.cnt);
     append(aitem, g.aitem);
+    append(aseq, g.aseq);
     append(site, g.site);
     append(buf, g.buf);
     append(iitem, g.iitem);
     append(isite, g.isite);
+    append(iruns, g.iruns);
     append(size, g.size);
     append(kind, g.kind);
   }
@@ -90,7 +103,7 @@ struct GroupColumns
   void clear()
   {
     groups.clear(); naccs.clear(); ninss.clear(); off.clear(); cnt.clear();
-    aitem.clear(); site.clear(); buf.clear(); iitem.clear(); isite.clear();
+    aitem.clear(); aseq.clear(); site.clear(); buf.clear(); iitem.clear(); isite.clear(); iruns.clear();
     size.clear(); kind.clear();
   }
 };
@@ -153,12 +166,21 @@ public:
       m_sampler = Sampler();
     }
     m_out.raw(STREAM_MAGIC, 8);
+    m_writer = std::thread(&Recorder::writerLoop, this);
   }
 
   ~Recorder() override
   {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    flushLocked();
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      flushLocked();
+    }
+    {
+      std::lock_guard<std::mutex> q(m_qmutex);
+      m_stop = true;
+    }
+    m_qcv.notify_all();
+    m_writer.join();
     if (m_fd >= 0 && !getenv("TRACEKIT_FD"))
       close(m_fd);
   }
@@ -217,7 +239,7 @@ public:
 private:
   std::mutex m_mutex;
   int m_fd = -1;
-  bool m_broken = false;
+  std::atomic<bool> m_broken{false};  // set by the writer thread
   ByteSink m_out;
   Sampler m_sampler;
   SiteMap m_sites;
@@ -233,6 +255,25 @@ private:
   uint64_t m_localBytes = 0;
   std::map<uint64_t, GroupColumns> m_pending;
   GroupColumns m_batch;
+
+  // The writer thread's queue: serialised records (bytes) and group batches, in
+  // stream order; emptied batches come back through m_spare to keep their memory.
+  struct Chunk
+  {
+    std::vector<uint8_t> bytes;
+    GroupColumns cols;
+    int32_t launch = -1;
+    bool isBatch = false;
+  };
+  std::mutex m_qmutex;
+  std::condition_variable m_qcv;    // the writer waits for work
+  std::condition_variable m_qdone;  // producers wait for room, or for an empty queue
+  std::deque<Chunk> m_queue;
+  std::vector<GroupColumns> m_spare;
+  size_t m_queuedBatches = 0;
+  bool m_writing = false;
+  bool m_stop = false;
+  std::thread m_writer;
 
   ItemState* itemOf(const WorkItem* wi)
   {
@@ -251,7 +292,10 @@ private:
   void emitBatchLocked();
   void drainLocked(bool all);
   void flushLocked();
-  void writeAllLocked(struct iovec* iov, int n);
+  void waitWrittenLocked();
+  void writerLoop();
+  void writeBatch(const GroupColumns& b, int32_t launch);
+  void writeAll(struct iovec* iov, int n);
   std::string launchJson(const KernelInvocation* ki);
 };
 
@@ -288,7 +332,7 @@ void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t s
     if (it != ts().layouts.end() && buf < it->second.base.size())
     {
       r.offset += it->second.base[buf];
-      r.buffer = 0;
+      r.buffer = LAYOUT_BUFFER;
     }
   }
   r.kind = (uint8_t)(space | (op << 2));
@@ -374,7 +418,10 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
 }
 
 // Appends this thread's finished group to ``g``, column by column, and resets
-// the per-item state for the next group.
+// the per-item state for the next group.  Instruction counts go out as runs: a
+// work-item whose (site, count) list equals the previous item's adds one to
+// that run's ``iruns`` instead of writing its own rows (most items of a launch
+// execute every site equally often, so a group is usually a single run).
 static void appendGroup(GroupColumns& g)
 {
   size_t nacc = 0, nins = 0;
@@ -386,9 +433,10 @@ static void appendGroup(GroupColumns& g)
   g.groups.push_back(ts().group);
   g.naccs.push_back(nacc);
   g.ninss.push_back(nins);
-  size_t a = g.off.size(), n = g.cnt.size();
+  size_t a = g.off.size(), n = g.cnt.size(), n0 = n;
   g.off.resize(a + nacc);
   g.aitem.resize(a + nacc);
+  g.aseq.resize(a + nacc);
   g.site.resize(a + nacc);
   g.buf.resize(a + nacc);
   g.size.resize(a + nacc);
@@ -396,13 +444,18 @@ static void appendGroup(GroupColumns& g)
   g.cnt.resize(n + nins);
   g.iitem.resize(n + nins);
   g.isite.resize(n + nins);
+  g.iruns.resize(n + nins);
+  size_t run = n, runRows = 0;  // the current run's first row and its row count
+  bool inRun = false;
   for (uint32_t i = 0; i < ts().items.size(); i++)
   {
     ItemState& it = ts().items[i];
+    uint32_t seq = 0;
     for (const AccessRec& r : it.acc)
     {
       g.off[a] = r.offset;
       g.aitem[a] = i;
+      g.aseq[a] = seq++;
       g.site[a] = r.site;
       g.buf[a] = r.buffer;
       g.size[a] = r.size;
@@ -411,15 +464,36 @@ static void appendGroup(GroupColumns& g)
     it.acc.clear();
     if (!std::is_sorted(it.touched.begin(), it.touched.end()))
       std::sort(it.touched.begin(), it.touched.end());
-    for (uint32_t s : it.touched)
+    bool same = inRun && it.touched.size() == runRows;
+    for (size_t k = 0; same && k < runRows; k++)
+      same = g.isite[run + k] == it.touched[k] && g.cnt[run + k] == it.counts[it.touched[k]];
+    if (same)
     {
-      g.cnt[n] = it.counts[s];
-      g.iitem[n] = i;
-      g.isite[n++] = s;
-      it.counts[s] = 0;
+      for (size_t k = 0; k < runRows; k++)
+        g.iruns[run + k]++;
     }
+    else
+    {
+      run = n;
+      runRows = it.touched.size();
+      inRun = true;
+      for (uint32_t s : it.touched)
+      {
+        g.cnt[n] = it.counts[s];
+        g.iitem[n] = i;
+        g.isite[n] = s;
+        g.iruns[n++] = 1;
+      }
+    }
+    for (uint32_t s : it.touched)
+      it.counts[s] = 0;
     it.touched.clear();
   }
+  g.cnt.resize(n);
+  g.iitem.resize(n);
+  g.isite.resize(n);
+  g.iruns.resize(n);
+  g.ninss.back() = n - n0;
 }
 
 void Recorder::workGroupComplete(const WorkGroup* wg)
@@ -447,18 +521,37 @@ void Recorder::workGroupComplete(const WorkGroup* wg)
   drainLocked(false);
 }
 
-// Writes the batch of consecutive groups as one GROUPS record, straight from
-// its column vectors (one writev, no staging copy of megabytes of rows).
+// Hands the batch of consecutive groups to the writer thread (one GROUPS record).
 void Recorder::emitBatchLocked()
 {
   if (m_batch.groups.empty())
     return;
   flushLocked();  // records queued earlier keep their place in the stream
+  std::unique_lock<std::mutex> q(m_qmutex);
+  m_qdone.wait(q, [this] { return m_queuedBatches < MAX_QUEUED || m_broken; });
+  Chunk c;
+  c.isBatch = true;
+  c.launch = m_launch;
+  std::swap(c.cols, m_batch);
+  if (!m_spare.empty())
+  {
+    std::swap(m_batch, m_spare.back());
+    m_spare.pop_back();
+  }
+  m_queue.push_back(std::move(c));
+  m_queuedBatches++;
+  q.unlock();
+  m_qcv.notify_one();
+}
+
+// Writes one batch as a GROUPS record straight from its column vectors (one
+// writev, no staging copy of megabytes of rows).
+void Recorder::writeBatch(const GroupColumns& b, int32_t launch)
+{
   static const uint8_t zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  const GroupColumns& b = m_batch;
   uint64_t counts[3] = {b.groups.size(), b.off.size(), b.cnt.size()};
-  RecordHeader h{REC_GROUPS, m_launch, 0};
-  struct iovec iov[2 + 2 * 12];
+  RecordHeader h{REC_GROUPS, launch, 0};
+  struct iovec iov[2 + 2 * 14];
   int n = 0;
   size_t total = 0;
   auto add = [&](const void* p, size_t len) {
@@ -482,6 +575,7 @@ void Recorder::emitBatchLocked()
   col(b.ninss);
   col(b.off);
   col(b.aitem);
+  col(b.aseq);
   col(b.site);
   col(b.buf);
   col(b.size);
@@ -489,9 +583,9 @@ void Recorder::emitBatchLocked()
   col(b.cnt);
   col(b.iitem);
   col(b.isite);
+  col(b.iruns);
   h.nbytes = total - sizeof(h);
-  writeAllLocked(iov, n);
-  m_batch.clear();
+  writeAll(iov, n);
 }
 
 // Moves pending groups, in increasing index, into the batch: only the next
@@ -517,18 +611,61 @@ void Recorder::drainLocked(bool all)
     flushLocked();
 }
 
+// Queues the small records gathered so far (launch JSON, allocations, logs).
 void Recorder::flushLocked()
 {
-  if (!m_out.bytes.empty())
+  if (m_out.bytes.empty())
+    return;
+  Chunk c;
+  std::swap(c.bytes, m_out.bytes);
   {
-    struct iovec iov = {m_out.bytes.data(), m_out.bytes.size()};
-    writeAllLocked(&iov, 1);
+    std::lock_guard<std::mutex> q(m_qmutex);
+    m_queue.push_back(std::move(c));
   }
-  m_out.bytes.clear();
+  m_qcv.notify_one();
 }
 
-// Writes every byte of ``iov`` (a pipe may take them in several parts).
-void Recorder::writeAllLocked(struct iovec* iov, int n)
+// Blocks until the writer has written everything queued so far.
+void Recorder::waitWrittenLocked()
+{
+  std::unique_lock<std::mutex> q(m_qmutex);
+  m_qdone.wait(q, [this] { return m_queue.empty() && !m_writing; });
+}
+
+void Recorder::writerLoop()
+{
+  std::unique_lock<std::mutex> q(m_qmutex);
+  while (true)
+  {
+    m_qcv.wait(q, [this] { return m_stop || !m_queue.empty(); });
+    if (m_queue.empty())
+      break;  // stopping, and nothing left to write
+    Chunk c = std::move(m_queue.front());
+    m_queue.pop_front();
+    m_writing = true;
+    q.unlock();
+    if (c.isBatch)
+      writeBatch(c.cols, c.launch);
+    else if (!c.bytes.empty())
+    {
+      struct iovec iov = {c.bytes.data(), c.bytes.size()};
+      writeAll(&iov, 1);
+    }
+    q.lock();
+    m_writing = false;
+    if (c.isBatch)
+    {
+      m_queuedBatches--;
+      c.cols.clear();
+      m_spare.push_back(std::move(c.cols));
+    }
+    m_qdone.notify_all();
+  }
+}
+
+// Writes every byte of ``iov`` (a pipe may take them in several parts); only the
+// writer thread calls it.
+void Recorder::writeAll(struct iovec* iov, int n)
 {
   while (!m_broken && m_fd >= 0 && n > 0)
   {
@@ -663,6 +800,7 @@ void Recorder::kernelEnd(const KernelInvocation* ki)
   m_out.record(REC_LAUNCH_END, m_launch, j.data(), j.size());
   m_active = false;
   flushLocked();
+  waitWrittenLocked();  // a launch that ended is on the pipe, whatever happens next
 }
 
 } // namespace tracekit

@@ -29,10 +29,15 @@ enum RecordType : uint32_t
 
 // GROUPS payload: u64 n_groups, u64 n_acc, u64 n_ins, then columns, each padded to 8:
 //   group u64[n_groups], accesses per group u64[n_groups], counts per group u64[n_groups],
-//   offset u64[n_acc], item u32[n_acc], site u32[n_acc], buffer u32[n_acc],
+//   offset u64[n_acc], item u32[n_acc], seq u32[n_acc], site u32[n_acc], buffer u32[n_acc],
 //   size u16[n_acc], kind u8[n_acc] (space | op << 2),
-//   count u64[n_ins], item u32[n_ins], site u32[n_ins].
-// Rows are in canonical order: by group, then item, then the item's own order.
+//   count u64[n_ins], item u32[n_ins], site u32[n_ins], items u32[n_ins].
+// Rows are in canonical order: by group, then item, then the item's own order
+// (``seq``).  ``buffer`` is Oclgrind's buffer number for global and constant
+// accesses, 0xFFFFFFFE for a local or private access placed in its layout
+// (offset already includes the allocation's base) and 0xFFFFFFFF when unknown.
+// An instruction-count row stands for ``items`` consecutive work-items from
+// ``item`` on, each with that count at that site (trace v1's runs).
 enum Space : uint8_t
 {
   SPACE_PRIVATE = 0,

@@ -25,6 +25,8 @@ _HEADER = struct.Struct("<IiQ")
 LAUNCH_BEGIN, GROUPS, LAUNCH_END, ALLOC, FREE, LOG = 1, 2, 3, 4, 5, 6
 #: Sentinel the plugin writes for "no site" / "no buffer".
 NONE32 = 0xFFFFFFFF
+#: Buffer number of a local or private access already placed in its layout.
+LAYOUT32 = 0xFFFFFFFE
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 
@@ -44,13 +46,15 @@ class GroupBlock:
     ninss: np.ndarray   # instruction-count rows of each group
     offset: np.ndarray  # uint64
     item: np.ndarray    # uint32
+    seq: np.ndarray     # uint32: the access's position among its work-item's accesses
     site: np.ndarray    # uint32
-    buffer: np.ndarray  # uint32 (Oclgrind buffer number; NONE32 if unmapped)
+    buffer: np.ndarray  # uint32 (Oclgrind buffer number; LAYOUT32 local/private; NONE32 unmapped)
     size: np.ndarray    # uint16
     kind: np.ndarray    # uint8: space | op << 2
     count: np.ndarray   # uint64
     ins_item: np.ndarray  # uint32
     ins_site: np.ndarray  # uint32
+    ins_items: np.ndarray  # uint32: consecutive work-items the row stands for
 
 
 def _pad8(n: int) -> int:
@@ -86,10 +90,13 @@ def parse_groups(payload: bytes | memoryview) -> GroupBlock:
         return a
 
     groups, naccs, ninss = col("<u8", ngroups), col("<u8", ngroups), col("<u8", ngroups)
-    offset, item, site, buf = col("<u8", nacc), col("<u4", nacc), col("<u4", nacc), col("<u4", nacc)
+    offset, item, seq = col("<u8", nacc), col("<u4", nacc), col("<u4", nacc)
+    site, buf = col("<u4", nacc), col("<u4", nacc)
     size, kind = col("<u2", nacc), col("u1", nacc)
     count, ins_item, ins_site = col("<u8", nins), col("<u4", nins), col("<u4", nins)
-    return GroupBlock(groups, naccs, ninss, offset, item, site, buf, size, kind, count, ins_item, ins_site)
+    ins_items = col("<u4", nins)
+    return GroupBlock(groups, naccs, ninss, offset, item, seq, site, buf, size, kind, count, ins_item,
+                      ins_site, ins_items)
 
 
 def parse_json(payload: bytes) -> dict:
