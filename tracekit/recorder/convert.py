@@ -152,23 +152,26 @@ class Converter:
 
     # -- vectorised conversion -------------------------------------------------
     def flush(self) -> None:
-        """Convert and write the pending group blocks of the current launch."""
+        """Convert and write the pending group blocks of the current launch.
+
+        Each block is converted on its own and the batches go to the writer as one
+        table (one row group): no block is copied into a concatenated array.
+        """
         blocks, self._blocks, self._pending = self._blocks, [], 0
         st = self.current
         if not blocks or st is None:
             return
-
-        def cat(name: str) -> np.ndarray:
-            parts = [getattr(b, name) for b in blocks]
-            return parts[0] if len(parts) == 1 else np.concatenate(parts)
-
-        groups = cat("groups").view(np.int64)
-        if any(len(b.offset) for b in blocks):
-            group = np.repeat(groups, cat("naccs").view(np.int64))
-            self.writer.write_accesses(self._accesses(st, cat, group))
-        if any(len(b.count) for b in blocks):
-            group = np.repeat(groups, cat("ninss").view(np.int64))
-            self.writer.write_instructions(self._instructions(st, cat, group))
+        accesses, instructions = [], []
+        for b in blocks:
+            groups = b.groups.view(np.int64)
+            if len(b.offset):
+                accesses.append(self._accesses(st, b, np.repeat(groups, b.naccs.view(np.int64))))
+            if len(b.count):
+                instructions.append(self._instructions(st, b, np.repeat(groups, b.ninss.view(np.int64))))
+        if accesses:
+            self.writer.write_accesses(pa.Table.from_batches(accesses))
+        if instructions:
+            self.writer.write_instructions(pa.Table.from_batches(instructions))
 
     @staticmethod
     def _dict(indices: np.ndarray, dictionary: pa.Array) -> pa.DictionaryArray:
@@ -185,9 +188,8 @@ class Converter:
             "site": pa.array(site.view(np.int32)),
         }
 
-    def _accesses(self, st: LaunchState, cat, group: np.ndarray) -> pa.RecordBatch:
-        offset, item, site, buf = cat("offset"), cat("item"), cat("site"), cat("buffer")
-        size, kind = cat("size"), cat("kind")
+    def _accesses(self, st: LaunchState, b: stream.GroupBlock, group: np.ndarray) -> pa.RecordBatch:
+        offset, item, site, buf, size, kind = b.offset, b.item, b.site, b.buffer, b.size, b.kind
         # One lookup places every access: buffers the layout knows get their base and
         # argument, everything else (local/private in their layouts, unknown
         # buffers) lands on the extra last slot, base 0 and no argument.
@@ -198,7 +200,7 @@ class Converter:
         st.unmapped += int(np.count_nonzero(buf >= nb)) - int(np.count_nonzero(buf == stream.LAYOUT32))
         cols = self._common(st, group, item, site)
         cols.update(
-            seq=pa.array(cat("seq").astype(np.int64)),
+            seq=pa.array(b.seq.astype(np.int64)),
             space=self._dict(_SPACE_INDEX[kind & 3], _SPACES),
             op=self._dict((kind >> 2).astype(np.int32), _OPS),
             address=pa.array(address),
@@ -207,15 +209,15 @@ class Converter:
         )
         return pa.RecordBatch.from_pydict(cols, schema=schema.ACCESSES)
 
-    def _instructions(self, st: LaunchState, cat, group: np.ndarray) -> pa.RecordBatch:
-        count = cat("count").view(np.int64)
-        item, site = cat("ins_item"), cat("ins_site")
+    def _instructions(self, st: LaunchState, b: stream.GroupBlock, group: np.ndarray) -> pa.RecordBatch:
+        count = b.count.view(np.int64)
+        item, site = b.ins_item, b.ins_site
         s = site.astype(np.intp)
         if st.vector_sites:
             count = count * st.site_lanes[s]
         cols = self._common(st, group, item, site)
         cols.update(opclass=self._dict(st.site_opclass[s], st.opclasses), count=pa.array(count),
-                    items=pa.array(cat("ins_items").view(np.int32)))
+                    items=pa.array(b.ins_items.view(np.int32)))
         return pa.RecordBatch.from_pydict(cols, schema=schema.INSTRUCTIONS)
 
     # -- end ---------------------------------------------------------------------

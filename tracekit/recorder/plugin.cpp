@@ -68,17 +68,33 @@ struct AccessRec
   uint8_t kind;
 };
 
+// An allocator whose resize() leaves new elements uninitialised: the columns
+// below are sized once per group and then written element by element, so
+// zero-filling them first would be wasted work.
+template <typename T> struct NoInit : std::allocator<T>
+{
+  template <typename U> struct rebind
+  {
+    using other = NoInit<U>;
+  };
+  NoInit() = default;
+  template <typename U> NoInit(const NoInit<U>&) {}
+  template <typename U> void construct(U* p) { ::new ((void*)p) U; }
+  template <typename U, typename... A> void construct(U* p, A&&... a) { ::new ((void*)p) U(std::forward<A>(a)...); }
+};
+template <typename T> using Column = std::vector<T, NoInit<T>>;
+
 // Columns of one or more consecutive recorded work-groups (see stream.h).
 struct GroupColumns
 {
-  std::vector<uint64_t> groups, naccs, ninss, off, cnt;
-  std::vector<uint32_t> aitem, aseq, site, buf, iitem, isite, iruns;
-  std::vector<uint16_t> size;
-  std::vector<uint8_t> kind;
+  Column<uint64_t> groups, naccs, ninss, off, cnt;
+  Column<uint32_t> aitem, aseq, site, buf, iitem, isite, iruns;
+  Column<uint16_t> size;
+  Column<uint8_t> kind;
 
   size_t rows() const { return off.size() + cnt.size(); }
 
-  template <typename T> static void append(std::vector<T>& a, const std::vector<T>& b)
+  template <typename T> static void append(Column<T>& a, const Column<T>& b)
   {
     a.insert(a.end(), b.begin(), b.end());
   }
@@ -125,21 +141,32 @@ struct SpaceLayout
   size_t live = 0;
 };
 
+// What the per-instruction path needs sits at the front, read through one
+// pointer: whether this thread's group is recorded, the site list of the launch
+// (copied here, so no plugin member is touched), and the current work-item.
 struct ThreadState
 {
-  int32_t launch = -1;
+  bool recording = false;
   uint32_t lastSite = 0;
-  uint64_t group = 0;
-  std::vector<ItemState> items;
+  uint32_t nsites = 0;
+  const llvm::Instruction* const* insts = nullptr;
   const WorkItem* lastItem = nullptr;
   ItemState* lastState = nullptr;
+  int32_t launch = -1;
+  uint64_t group = 0;
+  std::vector<ItemState> items;
   std::unordered_map<const Memory*, SpaceLayout> layouts;
 };
-// Per-thread state lives behind plain (constant-initialised) thread_local
-// variables: a thread_local object with a constructor would make every access
-// on the per-instruction path go through a TLS wrapper call.
-static thread_local bool t_recording = false;
+// Per-thread state lives behind a plain (constant-initialised) thread_local
+// pointer: a thread_local object with a constructor would make every access on
+// the per-instruction path go through a TLS wrapper call.
 static thread_local ThreadState* t_state = nullptr;
+
+static inline bool recording()
+{
+  ThreadState* s = t_state;
+  return s && s->recording;
+}
 
 static inline ThreadState& ts()
 {
@@ -195,31 +222,37 @@ public:
   void instructionExecuted(const WorkItem* wi, const llvm::Instruction* inst,
                            const TypedValue& result) override
   {
-    if (!t_recording)
+    ThreadState* t = t_state;
+    if (!t || !t->recording)
       return;
-    // Straight-line code runs site after site: try the successor of the last one first.
-    uint32_t s = ts().lastSite + 1;
-    if (s >= m_sites.size() || m_sites.instructions()[s] != inst)
-      s = m_sites.find(inst);
-    if (s == SiteMap::NONE)
-      return;
-    ts().lastSite = s;
-    if (!m_siteCounted[s])
-      return;
-    ItemState* st = itemOf(wi);
-    if (st->counts[s]++ == 0)
-      st->touched.push_back(s);
+    // Straight-line code runs site after site, in one work-item: try the
+    // successor of the last site first.  Every site is counted here (sites of no
+    // instruction class are dropped when the group is written).  Anything else
+    // (a jump, another work-item, a site's first execution) is the out-of-line
+    // general path, a tail call, so this path saves no registers.
+    uint32_t s = t->lastSite + 1;
+    if (__builtin_expect(s < t->nsites && t->insts[s] == inst && wi == t->lastItem, 1))
+    {
+      uint32_t& c = t->lastState->counts[s];
+      if (__builtin_expect(c != 0, 1))
+      {
+        c++;
+        t->lastSite = s;
+        return;
+      }
+    }
+    count(t, wi, inst);
   }
 
   void memoryLoad(const Memory* m, const WorkItem* wi, size_t addr, size_t size) override
   {
-    if (t_recording)
+    if (recording())
       access(m, wi, addr, size, OP_LOAD);
   }
   void memoryStore(const Memory* m, const WorkItem* wi, size_t addr, size_t size,
                    const uint8_t*) override
   {
-    if (t_recording)
+    if (recording())
       access(m, wi, addr, size, OP_STORE);
   }
   // Oclgrind reports an atomic as a load then (if it writes) a store; one
@@ -227,7 +260,7 @@ public:
   void memoryAtomicLoad(const Memory* m, const WorkItem* wi, AtomicOp, size_t addr,
                         size_t size) override
   {
-    if (t_recording)
+    if (recording())
       access(m, wi, addr, size, OP_ATOMIC);
   }
 
@@ -275,6 +308,18 @@ private:
   bool m_stop = false;
   std::thread m_writer;
 
+  __attribute__((noinline)) void count(ThreadState* t, const WorkItem* wi, const llvm::Instruction* inst)
+  {
+    uint32_t s = t->lastSite + 1;
+    if (s >= t->nsites || t->insts[s] != inst)
+      s = m_sites.find(inst);
+    if (s == SiteMap::NONE)
+      return;
+    t->lastSite = s;
+    ItemState* st = itemOf(wi);
+    if (st->counts[s]++ == 0)
+      st->touched.push_back(s);
+  }
   ItemState* itemOf(const WorkItem* wi)
   {
     if (wi == ts().lastItem)
@@ -393,6 +438,9 @@ void Recorder::log(MessageType type, const char* message)
 void Recorder::startThreadLaunch()
 {
   ts().launch = m_launch;
+  ts().insts = m_sites.instructions().data();
+  ts().nsites = (uint32_t)m_sites.size();
+  ts().lastSite = 0;
   ts().items.assign(m_itemsPerGroup, ItemState());
   for (ItemState& it : ts().items)
     it.counts.assign(m_sites.size(), 0);
@@ -402,9 +450,10 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
 {
   Size3 gid = wg->getGroupID();
   uint64_t g = gid.x + m_groups.x * (gid.y + m_groups.y * gid.z);
-  t_recording = m_sampler.pick(g);
+  bool rec = m_sampler.pick(g);
+  ts().recording = rec;
   ts().lastItem = nullptr;
-  if (!t_recording)
+  if (!rec)
     return;
   if (ts().launch != m_launch)
     startThreadLaunch();
@@ -422,7 +471,7 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
 // work-item whose (site, count) list equals the previous item's adds one to
 // that run's ``iruns`` instead of writing its own rows (most items of a launch
 // execute every site equally often, so a group is usually a single run).
-static void appendGroup(GroupColumns& g)
+static void appendGroup(GroupColumns& g, const uint8_t* counted)
 {
   size_t nacc = 0, nins = 0;
   for (ItemState& it : ts().items)
@@ -462,6 +511,15 @@ static void appendGroup(GroupColumns& g)
       g.kind[a++] = r.kind;
     }
     it.acc.clear();
+    size_t kept = 0;
+    for (uint32_t s : it.touched)
+    {
+      if (counted[s])
+        it.touched[kept++] = s;
+      else
+        it.counts[s] = 0;
+    }
+    it.touched.resize(kept);
     if (!std::is_sorted(it.touched.begin(), it.touched.end()))
       std::sort(it.touched.begin(), it.touched.end());
     bool same = inRun && it.touched.size() == runRows;
@@ -498,15 +556,15 @@ static void appendGroup(GroupColumns& g)
 
 void Recorder::workGroupComplete(const WorkGroup* wg)
 {
-  if (!t_recording)
+  if (!recording())
     return;
-  t_recording = false;
+  ts().recording = false;
   ts().lastItem = nullptr;
   std::lock_guard<std::mutex> lock(m_mutex);
   if (ts().group == m_nextGroup && m_pending.empty())
   {
     // the common case: the group everyone waits for goes straight into the batch
-    appendGroup(m_batch);
+    appendGroup(m_batch, m_siteCounted.data());
     m_groupsRecorded++;
     m_nextGroup = m_sampler.next(ts().group + 1);
     if (m_batch.rows() >= BATCH_ROWS)
@@ -516,7 +574,7 @@ void Recorder::workGroupComplete(const WorkGroup* wg)
   {
     GroupColumns& g = m_pending[ts().group];
     g.clear();
-    appendGroup(g);
+    appendGroup(g, m_siteCounted.data());
   }
   drainLocked(false);
 }
