@@ -129,7 +129,7 @@ def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "
         raise _disk_error(exc, out) from None
     conv = Converter(writer, layout=layout, file_alias=file_alias, device=f"Oclgrind {tc.version}")
     try:
-        with stream.DrainedPipe(rfd) as f:
+        with stream.PipeReader(rfd) as f:
             for rec in stream.read_records(f):
                 conv.handle(rec)
         rc = proc.wait()

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
-import queue
 import struct
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -76,7 +73,7 @@ def read_records(f: BinaryIO) -> Iterator[Record]:
         payload = f.read(_pad8(n))
         if len(payload) < n:
             return  # the writer died mid-record: keep what came before
-        yield Record(rtype, launch, payload[:n])
+        yield Record(rtype, launch, memoryview(payload)[:n])
 
 
 def parse_groups(payload: bytes | memoryview) -> GroupBlock:
@@ -117,74 +114,38 @@ def parse_log(payload: bytes) -> tuple[str, str]:
     return level, bytes(payload[8:]).decode("utf-8", errors="replace")
 
 
-class DrainedPipe:
-    """A file-like reader over a pipe that a background thread keeps emptying.
+class PipeReader:
+    """Reads the plugin's stream from a pipe straight into one buffer per record.
 
-    The plugin must never wait for the converter: while a chunk of groups is
-    being converted, the thread goes on reading the pipe into memory (up to
-    ``max_chunks`` reads of up to 4 MiB), so Oclgrind keeps running.
+    The plugin queues a few batches on its own side (a writer thread), so the
+    simulation keeps running while this process converts a chunk; reading needs
+    no thread here, and each payload is copied once, from the pipe into the
+    buffer that numpy then wraps.
     """
 
-    def __init__(self, fd: int, max_chunks: int = 64):
+    def __init__(self, fd: int):
         try:
             fcntl.fcntl(fd, _F_SETPIPE_SZ, 1 << 20)
         except OSError:
             pass  # larger pipe buffers are an optimisation only
-        self._fd = fd
-        self._q: queue.Queue[bytes] = queue.Queue(maxsize=max_chunks)
-        self._cur = memoryview(b"")  # the chunk being consumed, from ``_off`` on
-        self._off = 0
-        self._eof = False
-        self._stop = False
-        self._thread = threading.Thread(target=self._pump, daemon=True)
-        self._thread.start()
+        self._f = open(fd, "rb", buffering=0, closefd=True)  # noqa: SIM115 - closed by close()
 
-    def _pump(self) -> None:
-        """Read until EOF; the thread owns the descriptor and closes it at the end."""
-        try:
-            while True:
-                try:
-                    chunk = os.read(self._fd, 4 << 20)
-                except OSError:
-                    chunk = b""
-                while not self._stop:
-                    try:
-                        self._q.put(chunk, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if not chunk:
-                    break
-        finally:
-            os.close(self._fd)
-
-    def read(self, n: int) -> bytearray | memoryview:
-        """Up to ``n`` bytes; a view into the chunk read from the pipe when they lie in one
-        (group records are megabytes: they are wrapped by numpy, never copied)."""
-        cur, off = self._cur, self._off
-        if len(cur) - off >= n:
-            self._off = off + n
-            return cur[off:off + n]
-        out = bytearray(cur[off:])
-        self._cur, self._off = memoryview(b""), 0
-        while len(out) < n and not self._eof:
-            chunk = self._q.get()
-            if not chunk:
-                self._eof = True
-                break
-            take = n - len(out)
-            if len(chunk) > take:
-                self._cur, self._off = memoryview(chunk), take
-                out += self._cur[:take]
-            else:
-                out += chunk
-        return out
+    def read(self, n: int) -> bytearray:
+        """Up to ``n`` bytes: fewer only at the end of the stream."""
+        buf = bytearray(n)
+        view, got = memoryview(buf), 0
+        while got < n:
+            k = self._f.readinto(view[got:])
+            if not k:
+                del view
+                return buf[:got]
+            got += k
+        return buf
 
     def close(self) -> None:
-        """Stop handing data over; the thread ends at EOF (once the writer is gone)."""
-        self._stop = True
+        self._f.close()
 
-    def __enter__(self) -> DrainedPipe:
+    def __enter__(self) -> PipeReader:
         return self
 
     def __exit__(self, *exc) -> None:
