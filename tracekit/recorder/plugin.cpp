@@ -150,6 +150,7 @@ struct ThreadState
   uint32_t lastSite = 0;
   uint32_t nsites = 0;
   const llvm::Instruction* const* insts = nullptr;
+  const uint8_t* counted = nullptr;
   const WorkItem* lastItem = nullptr;
   ItemState* lastState = nullptr;
   int32_t launch = -1;
@@ -226,8 +227,7 @@ public:
     if (!t || !t->recording)
       return;
     // Straight-line code runs site after site, in one work-item: try the
-    // successor of the last site first.  Every site is counted here (sites of no
-    // instruction class are dropped when the group is written).  Anything else
+    // successor of the last site first.  Anything else
     // (a jump, another work-item, a site's first execution) is the out-of-line
     // general path, a tail call, so this path saves no registers.
     uint32_t s = t->lastSite + 1;
@@ -317,7 +317,9 @@ private:
       return;
     t->lastSite = s;
     ItemState* st = itemOf(wi);
-    if (st->counts[s]++ == 0)
+    // A site of no instruction class keeps a non-zero count that is never reset
+    // nor written: it stays off the touched list and off this path.
+    if (st->counts[s]++ == 0 && t->counted[s])
       st->touched.push_back(s);
   }
   ItemState* itemOf(const WorkItem* wi)
@@ -440,6 +442,7 @@ void Recorder::startThreadLaunch()
   ts().launch = m_launch;
   ts().insts = m_sites.instructions().data();
   ts().nsites = (uint32_t)m_sites.size();
+  ts().counted = m_siteCounted.data();
   ts().lastSite = 0;
   ts().items.assign(m_itemsPerGroup, ItemState());
   for (ItemState& it : ts().items)
@@ -471,7 +474,7 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
 // work-item whose (site, count) list equals the previous item's adds one to
 // that run's ``iruns`` instead of writing its own rows (most items of a launch
 // execute every site equally often, so a group is usually a single run).
-static void appendGroup(GroupColumns& g, const uint8_t* counted)
+static void appendGroup(GroupColumns& g)
 {
   size_t nacc = 0, nins = 0;
   for (ItemState& it : ts().items)
@@ -511,15 +514,6 @@ static void appendGroup(GroupColumns& g, const uint8_t* counted)
       g.kind[a++] = r.kind;
     }
     it.acc.clear();
-    size_t kept = 0;
-    for (uint32_t s : it.touched)
-    {
-      if (counted[s])
-        it.touched[kept++] = s;
-      else
-        it.counts[s] = 0;
-    }
-    it.touched.resize(kept);
     if (!std::is_sorted(it.touched.begin(), it.touched.end()))
       std::sort(it.touched.begin(), it.touched.end());
     bool same = inRun && it.touched.size() == runRows;
@@ -564,7 +558,7 @@ void Recorder::workGroupComplete(const WorkGroup* wg)
   if (ts().group == m_nextGroup && m_pending.empty())
   {
     // the common case: the group everyone waits for goes straight into the batch
-    appendGroup(m_batch, m_siteCounted.data());
+    appendGroup(m_batch);
     m_groupsRecorded++;
     m_nextGroup = m_sampler.next(ts().group + 1);
     if (m_batch.rows() >= BATCH_ROWS)
@@ -574,7 +568,7 @@ void Recorder::workGroupComplete(const WorkGroup* wg)
   {
     GroupColumns& g = m_pending[ts().group];
     g.clear();
-    appendGroup(g, m_siteCounted.data());
+    appendGroup(g);
   }
   drainLocked(false);
 }
