@@ -25,7 +25,7 @@ _SPACE_INDEX = np.array([schema.SPACES.index(s) for s in ("private", "global", "
                         dtype=np.int32)
 _SPACES = pa.array(schema.SPACES, pa.string())
 _OPS = pa.array(schema.OPS, pa.string())
-_CHUNK_ROWS = 1 << 20
+_CHUNK_ROWS = 1 << 18
 MAX_DIAGNOSTICS = 50
 
 

@@ -57,6 +57,7 @@ static const uint32_t LAYOUT_BUFFER = 0xFFFFFFFEu;
 static const size_t FLUSH_BYTES = 4u << 20;
 static const size_t BATCH_ROWS = 1u << 18;
 static const size_t MAX_QUEUED = 4;
+static const size_t SCAN_SITES = 64;
 static const uint64_t LOCAL_ALIGN = 16;
 
 struct AccessRec
@@ -144,18 +145,22 @@ struct SpaceLayout
 // What the per-instruction path needs sits at the front, read through one
 // pointer: whether this thread's group is recorded, the site list of the launch
 // (copied here, so no plugin member is touched), and the current work-item.
-struct ThreadState
+struct alignas(128) ThreadState  // aligned: threads never share a cache line of it
 {
   bool recording = false;
   uint32_t lastSite = 0;
   uint32_t nsites = 0;
   const llvm::Instruction* const* insts = nullptr;
   const uint8_t* counted = nullptr;
+  // Small kernels: count every site on the common path and find the executed
+  // ones by scanning all sites when the group ends, instead of keeping a list.
+  bool scanSites = false;
   const WorkItem* lastItem = nullptr;
   ItemState* lastState = nullptr;
   int32_t launch = -1;
   uint64_t group = 0;
   std::vector<ItemState> items;
+  GroupColumns done;  // the finished group's columns, built before taking the lock
   std::unordered_map<const Memory*, SpaceLayout> layouts;
 };
 // Per-thread state lives behind a plain (constant-initialised) thread_local
@@ -234,7 +239,7 @@ public:
     if (__builtin_expect(s < t->nsites && t->insts[s] == inst && wi == t->lastItem, 1))
     {
       uint32_t& c = t->lastState->counts[s];
-      if (__builtin_expect(c != 0, 1))
+      if (__builtin_expect(c != 0 || t->scanSites, 1))
       {
         c++;
         t->lastSite = s;
@@ -319,7 +324,7 @@ private:
     ItemState* st = itemOf(wi);
     // A site of no instruction class keeps a non-zero count that is never reset
     // nor written: it stays off the touched list and off this path.
-    if (st->counts[s]++ == 0 && t->counted[s])
+    if (st->counts[s]++ == 0 && t->counted[s] && !t->scanSites)
       st->touched.push_back(s);
   }
   ItemState* itemOf(const WorkItem* wi)
@@ -443,6 +448,7 @@ void Recorder::startThreadLaunch()
   ts().insts = m_sites.instructions().data();
   ts().nsites = (uint32_t)m_sites.size();
   ts().counted = m_siteCounted.data();
+  ts().scanSites = m_sites.size() <= SCAN_SITES;
   ts().lastSite = 0;
   ts().items.assign(m_itemsPerGroup, ItemState());
   for (ItemState& it : ts().items)
@@ -476,9 +482,16 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
 // execute every site equally often, so a group is usually a single run).
 static void appendGroup(GroupColumns& g)
 {
+  ThreadState& t = ts();
   size_t nacc = 0, nins = 0;
-  for (ItemState& it : ts().items)
+  for (ItemState& it : t.items)
   {
+    if (t.scanSites)
+    {
+      for (uint32_t s = 0; s < t.nsites; s++)
+        if (it.counts[s] != 0 && t.counted[s])
+          it.touched.push_back(s);
+    }
     nacc += it.acc.size();
     nins += it.touched.size();
   }
@@ -552,24 +565,25 @@ void Recorder::workGroupComplete(const WorkGroup* wg)
 {
   if (!recording())
     return;
-  ts().recording = false;
-  ts().lastItem = nullptr;
+  ThreadState& t = ts();
+  t.recording = false;
+  t.lastItem = nullptr;
+  // Columns are built from the per-item state outside the lock: other workers
+  // only wait for the short hand-over below.
+  t.done.clear();
+  appendGroup(t.done);
   std::lock_guard<std::mutex> lock(m_mutex);
-  if (ts().group == m_nextGroup && m_pending.empty())
+  if (t.group == m_nextGroup && m_pending.empty())
   {
     // the common case: the group everyone waits for goes straight into the batch
-    appendGroup(m_batch);
+    m_batch.append(t.done);
     m_groupsRecorded++;
-    m_nextGroup = m_sampler.next(ts().group + 1);
+    m_nextGroup = m_sampler.next(t.group + 1);
     if (m_batch.rows() >= BATCH_ROWS)
       emitBatchLocked();
   }
   else
-  {
-    GroupColumns& g = m_pending[ts().group];
-    g.clear();
-    appendGroup(g);
-  }
+    std::swap(m_pending[t.group], t.done);
   drainLocked(false);
 }
 
