@@ -32,6 +32,8 @@ from numba import njit
 
 from tracekit.targets.model import LocalMemorySpec
 
+_ADDR_MASK = np.int64((1 << 63) - 1)
+
 
 def _word_rows(address, size, width):
     address = np.asarray(address, dtype=np.int64)
@@ -70,6 +72,8 @@ def bank_cycles(order, req_ptr, lane, address, size, is_write, mask, banks, widt
     """Per request with ``mask`` set: (cycles, conflict degree); zeros elsewhere.
 
     Rows of a request are in ascending lane order (as :func:`form_requests` leaves them).
+    ``address`` may hold the raw 64-bit pattern (bit 63 is cleared here); ``is_write``
+    is read as a truth value, so non-zero op codes do (when ``load`` is code 0).
     """
     nreq = req_ptr.shape[0] - 1
     cycles = np.zeros(nreq, np.float64)
@@ -87,9 +91,11 @@ def bank_cycles(order, req_ptr, lane, address, size, is_write, mask, banks, widt
             write = False
             while t < end and lane[order[t]] // lanes_per_cycle == sl:
                 i = order[t]
-                write = write or is_write[i]
-                w0 = address[i] // width
-                w1 = (address[i] + max(np.int64(size[i]), np.int64(1)) - 1) // width
+                if is_write[i]:
+                    write = True
+                a = address[i] & _ADDR_MASK
+                w0 = a // width
+                w1 = (a + max(np.int64(size[i]), np.int64(1)) - 1) // width
                 for w in range(w0, w1 + 1):
                     if n == buf.shape[0]:
                         nb = np.empty(2 * n, np.int64)

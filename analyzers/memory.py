@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from numba import njit
 
 from tracekit import schema, store
 from tracekit.targets.model import Target
@@ -29,13 +30,14 @@ from tracekit.trace import Trace
 from .banks import bank_cycles
 from .cache import CacheHierarchy
 from .coalescing import distinct_segments
-from .waves import form_requests, pack_factor, schedule, virtual_groups
+from .waves import chunk_virtual_groups, form_requests, pack_factor, schedule
 
 SPACE_CODES = {s: i for i, s in enumerate(schema.SPACES)}
 OP_CODES = {s: i for i, s in enumerate(schema.OPS)}
 MEMORY_SPACES = ("global", "constant", "image")
 _COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address", "size"]
 _ADDR_MASK = np.uint64((1 << 63) - 1)
+_NO_LANES = np.empty(0, np.int32)
 _SITE_COLS = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved",
               "local_cycles", "degree_sum", "degree_max"]
 
@@ -106,19 +108,32 @@ def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, n
     out = {}
     for name in ("launch", "group", "item", "site", "size"):
         out[name] = batch.column(name).to_numpy(zero_copy_only=False)
-    addr = batch.column("address").to_numpy(zero_copy_only=False)
-    out["address"] = (addr & _ADDR_MASK).view(np.int64)
+    # the raw bits: the kernels clear bit 63 themselves, which spares a copy of the column
+    out["address"] = batch.column("address").to_numpy(zero_copy_only=False).view(np.int64)
     for name, codes in (("space", SPACE_CODES), ("op", OP_CODES)):
         col = batch.column(name)
         out[name] = _lut(col.dictionary, codes)[col.indices.to_numpy(zero_copy_only=False)]
     kcol = batch.column("kernel")
     lut = np.array([kernels.setdefault(k, len(kernels)) for k in kcol.dictionary.to_pylist()], np.int32)
     out["kernel"] = lut[kcol.indices.to_numpy(zero_copy_only=False)] if len(lut) else np.zeros(0, np.int32)
-    return out
+    return {k: _frozen(v) if v.flags.writeable else v for k, v in out.items()}
 
 
 def _take(a: dict, lo: int, hi: int | None) -> dict:
     return {k: v[lo:hi] for k, v in a.items()}
+
+
+def _concat(parts: list[dict]) -> dict:
+    if len(parts) == 1:
+        return parts[0]
+    return {k: _frozen(np.concatenate([p[k] for p in parts])) for k in parts[0]}
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """``a`` marked read-only, like the columns Arrow hands over without a copy: the compiled
+    kernels then see one array type, whichever way a chunk was assembled."""
+    a.flags.writeable = False
+    return a
 
 
 def _chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tuple[dict, bool]]:
@@ -126,8 +141,11 @@ def _chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tupl
 
     Yields (columns, ends_launch).  A cut falls only between work-groups, at a
     multiple of ``block_of(launch)`` work-groups from the launch's start, so every
-    chunk holds whole rounds.  Batches are gathered in a list and concatenated once
-    per chunk, so each row is copied about once.
+    chunk holds whole rounds.  Small batches are gathered in a list and
+    concatenated once per chunk.  A batch of half a chunk or more is not copied:
+    the rows left over before it (less than a block, as a rule) are joined with
+    just the head of the batch that completes their block, and the rest of the
+    batch is cut in place (chunks are views of the batch's columns).
     """
     pending: list[dict] = []
     rows = 0
@@ -135,19 +153,47 @@ def _chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tupl
         n = len(batch["launch"])
         if not n:
             continue
-        pending.append(batch)
-        rows += n
-        first = pending[0]["launch"][0]
-        if rows < chunk_rows and not (batch["launch"] != first).any():
-            continue
-        buf = pending[0] if len(pending) == 1 else {k: np.concatenate([p[k] for p in pending]) for k in batch}
+        if 2 * n >= chunk_rows:  # a large batch: cut in place
+            buf = (yield from _stitch(_concat(pending), batch, block_of, chunk_rows)) if pending else batch
+        else:
+            pending.append(batch)
+            rows += n
+            first = pending[0]["launch"][0]
+            if rows < chunk_rows and not (batch["launch"] != first).any():
+                continue
+            buf = _concat(pending)
         rest = yield from _cut(buf, block_of, chunk_rows, done=False)
         pending = [rest] if len(rest["launch"]) else []
         rows = len(rest["launch"])
     if pending:
-        buf = pending[0] if len(pending) == 1 else {k: np.concatenate([p[k] for p in pending])
-                                                    for k in pending[0]}
-        yield from _cut(buf, block_of, chunk_rows, done=True)
+        yield from _cut(_concat(pending), block_of, chunk_rows, done=True)
+
+
+def _stitch(front: dict, batch: dict, block_of, chunk_rows: int):
+    """Yield the chunks that ``front`` and a head of ``batch`` make; return what is left to cut.
+
+    The head grows (doubling) until a cut falls inside the batch; what follows the
+    cut is then a view of ``batch``.  If no head short of the whole batch has one,
+    the two are concatenated whole.
+    """
+    nf, n = len(front["launch"]), len(batch["launch"])
+    p = min(n, max(2 * nf, 1 << 12))
+    while True:
+        buf = _concat([front, _take(batch, 0, p)])
+        if p == n:
+            return buf
+        chunks = []
+        gen = _cut(buf, block_of, chunk_rows, done=False)
+        try:
+            while True:
+                chunks.append(next(gen))
+        except StopIteration as stop:
+            rest = stop.value
+        cut = len(buf["launch"]) - len(rest["launch"])
+        if cut >= nf:
+            yield from chunks
+            return _take(batch, cut - nf, None)
+        p = min(n, 2 * p)
 
 
 def _cut(buf: dict, block_of, chunk_rows: int, *, done: bool):
@@ -202,36 +248,33 @@ class _LaunchReplay:
         t = self.t
         n = len(c["site"])
         self.accesses += n
-        grp = c["group"]
-        gidx = np.concatenate([[0], np.cumsum(grp[1:] != grp[:-1])]).astype(np.int64)
-        rank = self.groups_done + gidx
-        self.groups_done += int(gidx[-1]) + 1
-        vgroup, lane = virtual_groups(rank, c["item"].astype(np.int64), self.group_size, self.pack)
-        # one dtype per argument keeps the compiled kernels to a single specialisation
-        site = c["site"].astype(np.int64)
+        # the columns go to the kernels as read (int32 items and sites, uint16 sizes, raw
+        # address bits): each takes one dtype per argument, and no column is copied to int64
+        lane = c["item"] if self.pack <= 1 else np.empty(n, np.int32)
+        vgroup, ngroups = chunk_virtual_groups(c["group"], c["item"], self.groups_done, self.group_size,
+                                               self.pack, lane if self.pack > 1 else _NO_LANES)
+        self.groups_done += int(ngroups)
+        site = c["site"]
         order, req_ptr, req_wave, req_rank, wave_vg, wave_local = form_requests(
             vgroup, lane, site, t.simd.width, int(site.max()))
+        del vgroup
         first = order[req_ptr[:-1]]
-        rq_site, rq_space, rq_op = site[first], c["space"][first], c["op"][first]
+        rq_site, rq_space, rq_op = site[first].astype(np.int64), c["space"][first], c["op"][first]
         is_mem = np.isin(rq_space, [SPACE_CODES[s] for s in MEMORY_SPACES])
         is_local = rq_space == SPACE_CODES["local"]
         unit = self.h.first_unit_bytes if self.h is not None else t.transaction_bytes
-        addr, size = c["address"], c["size"].astype(np.int64)
+        addr, size = c["address"], c["size"]
         tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, addr, size, t.transaction_bytes,
                                                       is_mem & (self.h is not None), unit)
         lm = t.local_memory
-        writes = c["op"] != OP_CODES["load"]
+        writes = c["op"] if OP_CODES["load"] == 0 else c["op"] != OP_CODES["load"]
         cycles, degree = bank_cycles(order, req_ptr, lane, addr, size, writes, is_local, lm.banks,
                                      lm.bank_width_bytes, lm.lanes_per_cycle, lm.read_broadcast,
                                      lm.write_same_address_conflicts, float(lm.write_cost_factor))
         if self.h is not None and is_mem.any():
             ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units))
-            ex = ex[is_mem[ex]]
-            counts = unit_ptr[ex + 1] - unit_ptr[ex]
-            total = int(counts.sum())
-            idx = np.repeat(unit_ptr[ex] - (np.cumsum(counts) - counts), counts) + np.arange(total)
-            ops = np.repeat((rq_op[ex] != OP_CODES["load"]).astype(np.int64), counts)
-            self.h.access(units[idx], ops=ops, lengths=unit, cus=np.repeat(cu_of_req[ex], counts))
+            addrs, ops, cus = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"], cu_of_req)
+            self.h.access(addrs, ops=ops, lengths=unit, cus=cus)
         lanes = np.diff(req_ptr)
         key = (rq_site << 8) | (rq_space.astype(np.int64) << 4) | rq_op.astype(np.int64)
         ukey, inv = np.unique(key, return_inverse=True)
@@ -270,6 +313,34 @@ class _LaunchReplay:
             degrees = pd.DataFrame({"launch": launch, "site": (d["key"].to_numpy() >> 8).astype(np.int32),
                                     "conflict_degree": d["conflict_degree"], "requests": d["requests"]})
         return sites.drop(columns="key"), levels, dram, degrees
+
+
+
+@njit(cache=True)
+def _cache_stream(ex, is_mem, units, unit_ptr, rq_op, load_code, cu_of_req):
+    """The cache units of the memory requests in execution order ``ex``, each with its
+    op (1 for stores and atomics) and compute unit: one gather instead of a repeat,
+    a cumulative sum and three fancy-indexed copies per chunk."""
+    total = 0
+    for q in range(ex.shape[0]):
+        r = ex[q]
+        if is_mem[r]:
+            total += unit_ptr[r + 1] - unit_ptr[r]
+    addrs = np.empty(total, np.int64)
+    ops = np.empty(total, np.int64)
+    cus = np.empty(total, np.int64)
+    k = 0
+    for q in range(ex.shape[0]):
+        r = ex[q]
+        if not is_mem[r]:
+            continue
+        op = 0 if rq_op[r] == load_code else 1
+        for u in range(unit_ptr[r], unit_ptr[r + 1]):
+            addrs[k] = units[u]
+            ops[k] = op
+            cus[k] = cu_of_req[r]
+            k += 1
+    return addrs, ops, cus
 
 
 def _group_sizes(trace: Trace) -> dict[int, int]:

@@ -47,6 +47,31 @@ def virtual_groups(group_rank: np.ndarray, item: np.ndarray, group_size: int, pa
     return g // pack, (g % pack) * group_size + item.astype(np.int64, copy=False)
 
 
+
+@njit(cache=True)
+def chunk_virtual_groups(group, item, first_rank, group_size, pack, lane_out):
+    """:func:`virtual_groups` of a chunk of whole work-groups in one pass, from the raw columns.
+
+    ``first_rank`` is the rank of the chunk's first work-group in its launch; a
+    new work-group starts wherever ``group`` changes.  Returns (virtual group of
+    each access, work-groups in the chunk); when groups are packed the lanes go to
+    ``lane_out`` (unpacked, the lanes are the items themselves and it is not
+    touched).  The rank never exists as an array: this replaces a cumulative sum
+    and several int64 copies per chunk.
+    """
+    n = group.shape[0]
+    vgroup = np.empty(n, np.int64)
+    rank = first_rank - 1
+    for i in range(n):
+        if i == 0 or group[i] != group[i - 1]:
+            rank += 1
+        if pack <= 1:
+            vgroup[i] = rank
+        else:
+            vgroup[i] = rank // pack
+            lane_out[i] = (rank % pack) * group_size + item[i]
+    return vgroup, rank + 1 - first_rank
+
 def occurrence(df: pd.DataFrame) -> pd.Series:
     """How many times each access's work-item had executed its site before (0 first).
 
