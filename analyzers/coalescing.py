@@ -80,7 +80,7 @@ _ADDR_MASK = np.int64((1 << 63) - 1)
 
 
 @njit(cache=True)
-def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_bytes):
+def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_bytes, units_out=None):
     """Per request: distinct segments of ``seg_bytes``; for requests with ``emit_mask``
     set, also the distinct units of ``unit_bytes`` (ascending) as a CSR list.
 
@@ -92,6 +92,8 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
     highest one seen so far.  The first descending address sends the request to the
     buffer-and-sort path.  When the units are the segments (``unit_bytes ==
     seg_bytes``, a cache line as large as a transaction) one pass gives both.
+    The units are written to ``units_out`` when given (a buffer reused from chunk to
+    chunk) and move to a larger new array only if it fills up.
     """
     nreq = req_ptr.shape[0] - 1
     tx = np.zeros(nreq, np.int64)
@@ -101,9 +103,14 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
     for r in range(nreq):
         cap = max(cap, 2 * (req_ptr[r + 1] - req_ptr[r]))
     buf = np.empty(cap, np.int64)
-    units = np.empty(max(16, order.shape[0] * 2), np.int64)
+    if units_out is not None and units_out.shape[0] >= 16:
+        units = units_out
+    else:
+        units = np.empty(max(16, order.shape[0] * 2), np.int64)
     nu = 0
     same = seg_bytes == unit_bytes
+    seg_shift = _shift(seg_bytes)
+    unit_shift = _shift(unit_bytes)
     for r in range(nreq):
         lo = req_ptr[r]
         hi = req_ptr[r + 1]
@@ -114,11 +121,13 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
         for pass_ in range(2):
             if pass_ == 0:
                 gran = seg_bytes
+                sh = seg_shift
                 out = emit_mask[r] and same
             else:
                 if same or not emit_mask[r]:
                     break
                 gran = unit_bytes
+                sh = unit_shift
                 out = True
             # one pass while the addresses ascend
             cnt = 0
@@ -133,8 +142,8 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
                     ascending = False
                     break
                 prev = a
-                s1 = (a + max(np.int64(size[i]), np.int64(1)) - 1) // gran
-                s = max(a // gran, top + 1)
+                s1 = _div(a + max(np.int64(size[i]), np.int64(1)) - 1, gran, sh)
+                s = max(_div(a, gran, sh), top + 1)
                 while s <= s1:
                     if out:
                         if nu == units.shape[0]:
@@ -150,8 +159,8 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
                 for t in range(lo, hi):
                     i = order[t]
                     a = address[i] & _ADDR_MASK
-                    s0 = a // gran
-                    s1 = (a + max(np.int64(size[i]), np.int64(1)) - 1) // gran
+                    s0 = _div(a, gran, sh)
+                    s1 = _div(a + max(np.int64(size[i]), np.int64(1)) - 1, gran, sh)
                     for s in range(s0, s1 + 1):
                         if n == buf.shape[0]:
                             buf = _grow(buf, n)
@@ -178,3 +187,20 @@ def _grow(a, n):
     b = np.empty(2 * n, a.dtype)
     b[:n] = a[:n]
     return b
+
+
+@njit(cache=True)
+def _shift(n):
+    """log2 of ``n`` if it is a power of two, else -1."""
+    if n <= 0 or n & (n - 1):
+        return -1
+    k = 0
+    while (np.int64(1) << k) < n:
+        k += 1
+    return k
+
+
+@njit(cache=True, inline="always")
+def _div(a, n, shift):
+    """``a // n`` for ``a >= 0``; a shift instead of a 64-bit division when ``n`` is a power of two."""
+    return a >> shift if shift >= 0 else a // n

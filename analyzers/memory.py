@@ -243,6 +243,19 @@ class _LaunchReplay:
         self.degree_frames: list[pd.DataFrame] = []
         if self.h is not None:
             self.h.reset()
+        self._buffers: dict[str, np.ndarray] = {}
+
+    def _buffer(self, name: str, n: int) -> np.ndarray:
+        """An int64 scratch array of ``n`` entries, kept for the next chunk.
+
+        The kernels' big per-access outputs go here rather than to fresh arrays:
+        memory freed at the end of a chunk goes back to the system and comes back
+        as new pages, whose faults cost about as much as the work done on them.
+        """
+        buf = self._buffers.get(name)
+        if buf is None or buf.shape[0] < n:
+            buf = self._buffers[name] = np.empty(max(n, 2 * buf.shape[0] if buf is not None else 0), np.int64)
+        return buf[:n]
 
     def add(self, c: dict) -> None:
         t = self.t
@@ -252,11 +265,12 @@ class _LaunchReplay:
         # address bits): each takes one dtype per argument, and no column is copied to int64
         lane = c["item"] if self.pack <= 1 else np.empty(n, np.int32)
         vgroup, ngroups = chunk_virtual_groups(c["group"], c["item"], self.groups_done, self.group_size,
-                                               self.pack, lane if self.pack > 1 else _NO_LANES)
+                                               self.pack, lane if self.pack > 1 else _NO_LANES,
+                                               self._buffer("vgroup", n))
         self.groups_done += int(ngroups)
         site = c["site"]
         order, req_ptr, req_wave, req_rank, wave_vg, wave_local = form_requests(
-            vgroup, lane, site, t.simd.width, int(site.max()))
+            vgroup, lane, site, t.simd.width, int(site.max()), self._buffer("order", n))
         del vgroup
         first = order[req_ptr[:-1]]
         rq_site, rq_space, rq_op = site[first].astype(np.int64), c["space"][first], c["op"][first]
@@ -265,7 +279,8 @@ class _LaunchReplay:
         unit = self.h.first_unit_bytes if self.h is not None else t.transaction_bytes
         addr, size = c["address"], c["size"]
         tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, addr, size, t.transaction_bytes,
-                                                      is_mem & (self.h is not None), unit)
+                                                      is_mem & (self.h is not None), unit,
+                                                      self._buffer("units", 2 * n))
         lm = t.local_memory
         writes = c["op"] if OP_CODES["load"] == 0 else c["op"] != OP_CODES["load"]
         cycles, degree = bank_cycles(order, req_ptr, lane, addr, size, writes, is_local, lm.banks,
@@ -273,7 +288,9 @@ class _LaunchReplay:
                                      lm.write_same_address_conflicts, float(lm.write_cost_factor))
         if self.h is not None and is_mem.any():
             ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units))
-            addrs, ops, cus = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"], cu_of_req)
+            stream = self._buffer("stream", 3 * len(units)).reshape(3, -1)
+            addrs, ops, cus = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"], cu_of_req,
+                                            stream)
             self.h.access(addrs, ops=ops, lengths=unit, cus=cus)
         lanes = np.diff(req_ptr)
         key = (rq_site << 8) | (rq_space.astype(np.int64) << 4) | rq_op.astype(np.int64)
@@ -317,18 +334,19 @@ class _LaunchReplay:
 
 
 @njit(cache=True)
-def _cache_stream(ex, is_mem, units, unit_ptr, rq_op, load_code, cu_of_req):
+def _cache_stream(ex, is_mem, units, unit_ptr, rq_op, load_code, cu_of_req, out):
     """The cache units of the memory requests in execution order ``ex``, each with its
     op (1 for stores and atomics) and compute unit: one gather instead of a repeat,
-    a cumulative sum and three fancy-indexed copies per chunk."""
+    a cumulative sum and three fancy-indexed copies per chunk.  ``out`` (3 rows of at
+    least ``len(units)``) is a buffer reused from chunk to chunk."""
     total = 0
     for q in range(ex.shape[0]):
         r = ex[q]
         if is_mem[r]:
             total += unit_ptr[r + 1] - unit_ptr[r]
-    addrs = np.empty(total, np.int64)
-    ops = np.empty(total, np.int64)
-    cus = np.empty(total, np.int64)
+    addrs = out[0, :total]
+    ops = out[1, :total]
+    cus = out[2, :total]
     k = 0
     for q in range(ex.shape[0]):
         r = ex[q]
