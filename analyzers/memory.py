@@ -142,7 +142,7 @@ def _chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tupl
     Yields (columns, ends_launch).  A cut falls only between work-groups, at a
     multiple of ``block_of(launch)`` work-groups from the launch's start, so every
     chunk holds whole rounds.  Small batches are gathered in a list and
-    concatenated once per chunk.  A batch of half a chunk or more is not copied:
+    concatenated once per chunk.  A batch of an eighth of a chunk or more is not copied:
     the rows left over before it (less than a block, as a rule) are joined with
     just the head of the batch that completes their block, and the rest of the
     batch is cut in place (chunks are views of the batch's columns).
@@ -153,7 +153,7 @@ def _chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tupl
         n = len(batch["launch"])
         if not n:
             continue
-        if 2 * n >= chunk_rows:  # a large batch: cut in place
+        if 8 * n >= chunk_rows:  # a large batch: cut in place
             buf = (yield from _stitch(_concat(pending), batch, block_of, chunk_rows)) if pending else batch
         else:
             pending.append(batch)
@@ -239,8 +239,7 @@ class _LaunchReplay:
         self.group_size = group_size or 0
         self.groups_done = 0
         self.accesses = 0
-        self.site_frames: list[pd.DataFrame] = []
-        self.degree_frames: list[pd.DataFrame] = []
+        self.clear_sites()
         if self.h is not None:
             self.h.reset()
         self._buffers: dict[str, np.ndarray] = {}
@@ -256,6 +255,50 @@ class _LaunchReplay:
         if buf is None or buf.shape[0] < n:
             buf = self._buffers[name] = np.empty(max(n, 2 * buf.shape[0] if buf is not None else 0), np.int64)
         return buf[:n]
+
+    def clear_sites(self) -> None:
+        """Forget the per-site sums and conflict-degree counts gathered so far."""
+        #: key (site << 8 | space << 4 | op) -> [sums of _SITE_COLS[:-1] (float64), degree max]
+        self._sites: dict[int, list] = {}
+        #: key of a local site -> requests per conflict degree (index = degree)
+        self._degrees: dict[int, np.ndarray] = {}
+
+    def site_table(self) -> pd.DataFrame:
+        """The per-site sums so far, one row per key in ascending order (``key`` and _SITE_COLS)."""
+        keys = sorted(self._sites)
+        sums = (np.array([self._sites[k][0] for k in keys]) if keys
+                else np.zeros((0, len(_SITE_COLS) - 1)))
+        df = pd.DataFrame({"key": np.array(keys, np.int64)})
+        for i, name in enumerate(_SITE_COLS[:-1]):
+            df[name] = sums[:, i]
+        df["degree_max"] = np.array([self._sites[k][1] for k in keys], np.int64)
+        return df
+
+    def _add_sites(self, key: np.ndarray, req_ptr, tx, breq, cycles, degree, is_local) -> None:
+        """Fold one chunk's requests into the per-site sums: a few numpy calls per chunk, so
+        a chunk costs little beyond its rows (no DataFrame is built per chunk)."""
+        ukey, inv = np.unique(key, return_inverse=True)
+        sums, dmax = _site_sums(inv.astype(np.int64, copy=False), len(ukey), req_ptr, tx, breq,
+                                self.t.transaction_bytes, cycles, degree)
+        for j, k in enumerate(ukey.tolist()):
+            acc = self._sites.get(k)
+            if acc is None:
+                self._sites[k] = [sums[j].copy(), int(dmax[j])]
+            else:
+                acc[0] += sums[j]
+                acc[1] = max(acc[1], int(dmax[j]))
+        if is_local.any():
+            linv, ldeg = inv[is_local], degree[is_local]
+            for j in np.unique(linv).tolist():
+                counts = np.bincount(ldeg[linv == j])
+                k = int(ukey[j])
+                old = self._degrees.get(k)
+                if old is not None:
+                    if len(old) > len(counts):
+                        old, counts = counts, old
+                    counts = counts.copy()
+                    counts[:len(old)] += old
+                self._degrees[k] = counts
 
     def add(self, c: dict) -> None:
         t = self.t
@@ -292,21 +335,8 @@ class _LaunchReplay:
             addrs, ops, cus = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"], cu_of_req,
                                             stream)
             self.h.access(addrs, ops=ops, lengths=unit, cus=cus)
-        lanes = np.diff(req_ptr)
         key = (rq_site << 8) | (rq_space.astype(np.int64) << 4) | rq_op.astype(np.int64)
-        ukey, inv = np.unique(key, return_inverse=True)
-        nk = len(ukey)
-        vals = [np.ones_like(lanes), lanes, tx, breq, tx * t.transaction_bytes, cycles, degree]
-        df = pd.DataFrame({"key": ukey})
-        for name, v in zip(_SITE_COLS[:-1], vals, strict=True):
-            df[name] = np.bincount(inv, weights=v, minlength=nk)
-        dmax = np.zeros(nk, np.int64)
-        np.maximum.at(dmax, inv, degree)
-        df["degree_max"] = dmax
-        self.site_frames.append(df)
-        if is_local.any():
-            dk = pd.DataFrame({"key": key[is_local], "conflict_degree": degree[is_local]})
-            self.degree_frames.append(dk.value_counts().rename("requests").reset_index())
+        self._add_sites(key, req_ptr, tx, breq, cycles, degree, is_local)
 
     def finish(self, kernel: str, launch: int):
         levels = []
@@ -315,8 +345,7 @@ class _LaunchReplay:
             self.h.flush()
             levels = self.h.stats()
             dram = (self.h.dram_bytes_read, self.h.dram_bytes_written)
-        sites = pd.concat(self.site_frames).groupby("key", sort=True).agg(
-            {**{c: "sum" for c in _SITE_COLS[:-1]}, "degree_max": "max"}).reset_index()
+        sites = self.site_table()
         key = sites["key"].to_numpy()
         sites.insert(0, "kernel", kernel)
         sites.insert(1, "launch", launch)
@@ -324,14 +353,40 @@ class _LaunchReplay:
         sites.insert(3, "space", np.asarray(schema.SPACES)[(key >> 4) & 15])
         sites.insert(4, "op", np.asarray(schema.OPS)[key & 15])
         degrees = pd.DataFrame(columns=["launch", "site", "conflict_degree", "requests"])
-        if self.degree_frames:
-            d = pd.concat(self.degree_frames).groupby(["key", "conflict_degree"], sort=True)["requests"].sum()
-            d = d.reset_index()
-            degrees = pd.DataFrame({"launch": launch, "site": (d["key"].to_numpy() >> 8).astype(np.int32),
-                                    "conflict_degree": d["conflict_degree"], "requests": d["requests"]})
+        if self._degrees:
+            dkey, ddeg, dreq = [], [], []
+            for k in sorted(self._degrees):
+                counts = self._degrees[k]
+                present = np.flatnonzero(counts)
+                dkey.append(np.full(len(present), k, np.int64))
+                ddeg.append(present.astype(np.int64))
+                dreq.append(counts[present].astype(np.int64))
+            dkey = np.concatenate(dkey)
+            degrees = pd.DataFrame({"launch": launch, "site": (dkey >> 8).astype(np.int32),
+                                    "conflict_degree": np.concatenate(ddeg),
+                                    "requests": np.concatenate(dreq)})
         return sites.drop(columns="key"), levels, dram, degrees
 
 
+
+@njit(cache=True)
+def _site_sums(inv, nk, req_ptr, tx, breq, tx_bytes, cycles, degree):
+    """Per key (``inv`` indexes the chunk's distinct keys): requests, accesses,
+    transactions, bytes requested and moved, local cycles and degree sum (float64,
+    summed in request order like ``np.bincount``), and the largest degree."""
+    sums = np.zeros((nk, 7), np.float64)
+    dmax = np.zeros(nk, np.int64)
+    for r in range(inv.shape[0]):
+        k = inv[r]
+        sums[k, 0] += 1.0
+        sums[k, 1] += req_ptr[r + 1] - req_ptr[r]
+        sums[k, 2] += tx[r]
+        sums[k, 3] += breq[r]
+        sums[k, 4] += tx[r] * tx_bytes
+        sums[k, 5] += cycles[r]
+        sums[k, 6] += degree[r]
+        dmax[k] = max(dmax[k], degree[r])
+    return sums, dmax
 
 @njit(cache=True)
 def _cache_stream(ex, is_mem, units, unit_ptr, rq_op, load_code, cu_of_req, out):
