@@ -104,7 +104,14 @@ def _lut(dictionary: pa.Array, codes: dict[str, int]) -> np.ndarray:
 
 
 def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, np.ndarray]:
-    """NumPy columns of one batch; ``kernel`` becomes a code into ``kernels`` (extended here)."""
+    """NumPy columns of one batch; ``kernel`` becomes a code into ``kernels`` (extended here).
+
+    Nothing is copied in the usual case: numbers are Arrow's buffers, ``space`` and
+    ``op`` are the dictionary indices themselves (int32) when the dictionary lists
+    the names in :mod:`tracekit.schema` order, and a batch of one kernel gets a
+    broadcast code.  Otherwise codes are translated in one compiled pass (numpy's
+    fancy indexing would first copy the int32 indices to int64).
+    """
     out = {}
     for name in ("launch", "group", "item", "site", "size"):
         out[name] = batch.column(name).to_numpy(zero_copy_only=False)
@@ -112,11 +119,30 @@ def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, n
     out["address"] = batch.column("address").to_numpy(zero_copy_only=False).view(np.int64)
     for name, codes in (("space", SPACE_CODES), ("op", OP_CODES)):
         col = batch.column(name)
-        out[name] = _lut(col.dictionary, codes)[col.indices.to_numpy(zero_copy_only=False)]
+        out[name] = _recode(col.indices.to_numpy(zero_copy_only=False),
+                            _lut(col.dictionary, codes).astype(np.int32))
     kcol = batch.column("kernel")
     lut = np.array([kernels.setdefault(k, len(kernels)) for k in kcol.dictionary.to_pylist()], np.int32)
-    out["kernel"] = lut[kcol.indices.to_numpy(zero_copy_only=False)] if len(lut) else np.zeros(0, np.int32)
+    kidx = kcol.indices.to_numpy(zero_copy_only=False)
+    # only a launch's first row is ever read: one kernel needs no array of its own
+    out["kernel"] = np.broadcast_to(lut[:1], kidx.shape) if len(lut) == 1 else _recode(kidx, lut)
     return {k: _frozen(v) if v.flags.writeable else v for k, v in out.items()}
+
+
+def _recode(indices: np.ndarray, lut: np.ndarray) -> np.ndarray:
+    """``lut[indices]`` as int32, without a copy when ``lut`` is the identity (the usual case)."""
+    if len(lut) and np.array_equal(lut, np.arange(len(lut))) and indices.dtype == np.int32:
+        return indices
+    return _take_codes(indices, lut)
+
+
+@njit(cache=True)
+def _take_codes(indices, lut):
+    """``lut[indices]`` in one pass."""
+    out = np.empty(indices.shape[0], np.int32)
+    for i in range(indices.shape[0]):
+        out[i] = lut[indices[i]]
+    return out
 
 
 def _take(a: dict, lo: int, hi: int | None) -> dict:
