@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
+from .intdiv import div, shift_of
+
 
 def segments(address: np.ndarray, size: np.ndarray, granularity: int):
     """Expand accesses into (access index, segment) pairs, straddling ones on every segment."""
@@ -109,15 +111,11 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
         units = np.empty(max(16, order.shape[0] * 2), np.int64)
     nu = 0
     same = seg_bytes == unit_bytes
-    seg_shift = _shift(seg_bytes)
-    unit_shift = _shift(unit_bytes)
+    seg_shift = shift_of(seg_bytes)
+    unit_shift = shift_of(unit_bytes)
     for r in range(nreq):
         lo = req_ptr[r]
         hi = req_ptr[r + 1]
-        b = np.int64(0)
-        for t in range(lo, hi):
-            b += max(np.int64(size[order[t]]), np.int64(1))
-        breq[r] = b
         for pass_ in range(2):
             if pass_ == 0:
                 gran = seg_bytes
@@ -129,7 +127,8 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
                 gran = unit_bytes
                 sh = unit_shift
                 out = True
-            # one pass while the addresses ascend
+            # one pass while the addresses ascend (pass 0 sums the bytes on the way)
+            b = np.int64(0)
             cnt = 0
             top = np.int64(-1)  # highest segment counted so far
             prev = np.int64(0)
@@ -142,8 +141,10 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
                     ascending = False
                     break
                 prev = a
-                s1 = _div(a + max(np.int64(size[i]), np.int64(1)) - 1, gran, sh)
-                s = max(_div(a, gran, sh), top + 1)
+                sz = max(np.int64(size[i]), np.int64(1))
+                b += sz
+                s1 = div(a + sz - 1, gran, sh)
+                s = max(div(a, gran, sh), top + 1)
                 while s <= s1:
                     if out:
                         if nu == units.shape[0]:
@@ -156,11 +157,14 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
             if not ascending:  # some lane went down: collect, sort, count runs
                 nu = nu0
                 n = 0
+                b = 0
                 for t in range(lo, hi):
                     i = order[t]
                     a = address[i] & _ADDR_MASK
-                    s0 = _div(a, gran, sh)
-                    s1 = _div(a + max(np.int64(size[i]), np.int64(1)) - 1, gran, sh)
+                    sz = max(np.int64(size[i]), np.int64(1))
+                    b += sz
+                    s0 = div(a, gran, sh)
+                    s1 = div(a + sz - 1, gran, sh)
                     for s in range(s0, s1 + 1):
                         if n == buf.shape[0]:
                             buf = _grow(buf, n)
@@ -178,6 +182,7 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
                             nu += 1
             if pass_ == 0:
                 tx[r] = cnt
+                breq[r] = b
         unit_ptr[r + 1] = nu
     return tx, breq, units[:nu], unit_ptr
 
@@ -188,19 +193,3 @@ def _grow(a, n):
     b[:n] = a[:n]
     return b
 
-
-@njit(cache=True)
-def _shift(n):
-    """log2 of ``n`` if it is a power of two, else -1."""
-    if n <= 0 or n & (n - 1):
-        return -1
-    k = 0
-    while (np.int64(1) << k) < n:
-        k += 1
-    return k
-
-
-@njit(cache=True, inline="always")
-def _div(a, n, shift):
-    """``a // n`` for ``a >= 0``; a shift instead of a 64-bit division when ``n`` is a power of two."""
-    return a >> shift if shift >= 0 else a // n
