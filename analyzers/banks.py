@@ -32,6 +32,10 @@ from numba import njit
 
 from tracekit.targets.model import LocalMemorySpec
 
+from .intdiv import div, mod, shift_of
+
+_ADDR_MASK = np.int64((1 << 63) - 1)
+
 
 def _word_rows(address, size, width):
     address = np.asarray(address, dtype=np.int64)
@@ -70,26 +74,32 @@ def bank_cycles(order, req_ptr, lane, address, size, is_write, mask, banks, widt
     """Per request with ``mask`` set: (cycles, conflict degree); zeros elsewhere.
 
     Rows of a request are in ascending lane order (as :func:`form_requests` leaves them).
+    ``address`` may hold the raw 64-bit pattern (bit 63 is cleared here); ``is_write``
+    is read as a truth value, so non-zero op codes do (when ``load`` is code 0).
     """
     nreq = req_ptr.shape[0] - 1
     cycles = np.zeros(nreq, np.float64)
     degree = np.zeros(nreq, np.int64)
     count = np.zeros(banks, np.int64)
     buf = np.empty(64, np.int64)
+    lsh, wsh, bsh = shift_of(lanes_per_cycle), shift_of(width), shift_of(banks)
     for r in range(nreq):
         if not mask[r]:
             continue
         t = req_ptr[r]
         end = req_ptr[r + 1]
-        while t < end:  # one slice of lanes at a time
-            sl = lane[order[t]] // lanes_per_cycle
+        while t < end:  # one slice of lanes at a time: lo <= lane < hi
+            lo = div(np.int64(lane[order[t]]), lanes_per_cycle, lsh) * lanes_per_cycle
+            hi = lo + lanes_per_cycle
             n = 0
             write = False
-            while t < end and lane[order[t]] // lanes_per_cycle == sl:
+            while t < end and lo <= lane[order[t]] < hi:
                 i = order[t]
-                write = write or is_write[i]
-                w0 = address[i] // width
-                w1 = (address[i] + max(np.int64(size[i]), np.int64(1)) - 1) // width
+                if is_write[i]:
+                    write = True
+                a = address[i] & _ADDR_MASK
+                w0 = div(a, width, wsh)
+                w1 = div(a + max(np.int64(size[i]), np.int64(1)) - 1, width, wsh)
                 for w in range(w0, w1 + 1):
                     if n == buf.shape[0]:
                         nb = np.empty(2 * n, np.int64)
@@ -107,12 +117,12 @@ def bank_cycles(order, req_ptr, lane, address, size, is_write, mask, banks, widt
             d = 0
             for k in range(n):
                 if every or k == 0 or buf[k] != buf[k - 1]:
-                    b = buf[k] % banks
+                    b = mod(buf[k], banks, bsh)
                     count[b] += 1
                     if count[b] > d:
                         d = count[b]
             for k in range(n):
-                count[buf[k] % banks] = 0
+                count[mod(buf[k], banks, bsh)] = 0
             cycles[r] += d * (write_factor if write else 1.0)
             if d > degree[r]:
                 degree[r] = d

@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
+from .intdiv import div, shift_of
+
 
 def segments(address: np.ndarray, size: np.ndarray, granularity: int):
     """Expand accesses into (access index, segment) pairs, straddling ones on every segment."""
@@ -76,12 +78,24 @@ def _sort_small(buf, n):
         buf[:n] = np.sort(buf[:n])
 
 
+_ADDR_MASK = np.int64((1 << 63) - 1)
+
+
 @njit(cache=True)
-def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_bytes):
+def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_bytes, units_out=None):
     """Per request: distinct segments of ``seg_bytes``; for requests with ``emit_mask``
     set, also the distinct units of ``unit_bytes`` (ascending) as a CSR list.
 
-    Returns (transactions, bytes_requested, units, unit_ptr).
+    ``address`` may hold the raw 64-bit pattern (bit 63 is cleared here, as
+    everywhere in the replay).  Returns (transactions, bytes_requested, units, unit_ptr).
+
+    Lanes usually walk memory upwards, so a request is first counted in one pass
+    without a buffer: with ascending addresses every new segment lies above the
+    highest one seen so far.  The first descending address sends the request to the
+    buffer-and-sort path.  When the units are the segments (``unit_bytes ==
+    seg_bytes``, a cache line as large as a transaction) one pass gives both.
+    The units are written to ``units_out`` when given (a buffer reused from chunk to
+    chunk) and move to a larger new array only if it fills up.
     """
     nreq = req_ptr.shape[0] - 1
     tx = np.zeros(nreq, np.int64)
@@ -91,42 +105,91 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
     for r in range(nreq):
         cap = max(cap, 2 * (req_ptr[r + 1] - req_ptr[r]))
     buf = np.empty(cap, np.int64)
-    units = np.empty(max(16, order.shape[0] * 2), np.int64)
+    if units_out is not None and units_out.shape[0] >= 16:
+        units = units_out
+    else:
+        units = np.empty(max(16, order.shape[0] * 2), np.int64)
     nu = 0
+    same = seg_bytes == unit_bytes
+    seg_shift = shift_of(seg_bytes)
+    unit_shift = shift_of(unit_bytes)
     for r in range(nreq):
+        lo = req_ptr[r]
+        hi = req_ptr[r + 1]
         for pass_ in range(2):
-            if pass_ == 1 and not emit_mask[r]:
-                break
-            gran = seg_bytes if pass_ == 0 else unit_bytes
-            n = 0
-            for t in range(req_ptr[r], req_ptr[r + 1]):
-                i = order[t]
-                a = address[i]
-                sz = max(np.int64(size[i]), np.int64(1))
-                if pass_ == 0:
-                    breq[r] += sz
-                s0 = a // gran
-                s1 = (a + sz - 1) // gran
-                for s in range(s0, s1 + 1):
-                    if n == buf.shape[0]:
-                        nb = np.empty(2 * n, np.int64)
-                        nb[:n] = buf
-                        buf = nb
-                    buf[n] = s
-                    n += 1
-            _sort_small(buf, n)
+            if pass_ == 0:
+                gran = seg_bytes
+                sh = seg_shift
+                out = emit_mask[r] and same
+            else:
+                if same or not emit_mask[r]:
+                    break
+                gran = unit_bytes
+                sh = unit_shift
+                out = True
+            # one pass while the addresses ascend (pass 0 sums the bytes on the way)
+            b = np.int64(0)
             cnt = 0
-            for k in range(n):
-                if k == 0 or buf[k] != buf[k - 1]:
-                    cnt += 1
-                    if pass_ == 1:
+            top = np.int64(-1)  # highest segment counted so far
+            prev = np.int64(0)
+            nu0 = nu
+            ascending = True
+            for t in range(lo, hi):
+                i = order[t]
+                a = address[i] & _ADDR_MASK
+                if a < prev:
+                    ascending = False
+                    break
+                prev = a
+                sz = max(np.int64(size[i]), np.int64(1))
+                b += sz
+                s1 = div(a + sz - 1, gran, sh)
+                s = max(div(a, gran, sh), top + 1)
+                while s <= s1:
+                    if out:
                         if nu == units.shape[0]:
-                            nb = np.empty(2 * nu, np.int64)
-                            nb[:nu] = units
-                            units = nb
-                        units[nu] = buf[k] * gran
+                            units = _grow(units, nu)
+                        units[nu] = s * gran
                         nu += 1
+                    cnt += 1
+                    s += 1
+                top = max(top, s1)
+            if not ascending:  # some lane went down: collect, sort, count runs
+                nu = nu0
+                n = 0
+                b = 0
+                for t in range(lo, hi):
+                    i = order[t]
+                    a = address[i] & _ADDR_MASK
+                    sz = max(np.int64(size[i]), np.int64(1))
+                    b += sz
+                    s0 = div(a, gran, sh)
+                    s1 = div(a + sz - 1, gran, sh)
+                    for s in range(s0, s1 + 1):
+                        if n == buf.shape[0]:
+                            buf = _grow(buf, n)
+                        buf[n] = s
+                        n += 1
+                _sort_small(buf, n)
+                cnt = 0
+                for k in range(n):
+                    if k == 0 or buf[k] != buf[k - 1]:
+                        cnt += 1
+                        if out:
+                            if nu == units.shape[0]:
+                                units = _grow(units, nu)
+                            units[nu] = buf[k] * gran
+                            nu += 1
             if pass_ == 0:
                 tx[r] = cnt
+                breq[r] = b
         unit_ptr[r + 1] = nu
     return tx, breq, units[:nu], unit_ptr
+
+
+@njit(cache=True)
+def _grow(a, n):
+    b = np.empty(2 * n, a.dtype)
+    b[:n] = a[:n]
+    return b
+

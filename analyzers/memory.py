@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from numba import njit
 
 from tracekit import schema, store
 from tracekit.targets.model import Target
@@ -29,13 +30,14 @@ from tracekit.trace import Trace
 from .banks import bank_cycles
 from .cache import CacheHierarchy
 from .coalescing import distinct_segments
-from .waves import form_requests, pack_factor, schedule, virtual_groups
+from .waves import chunk_virtual_groups, form_requests, pack_factor, schedule
 
 SPACE_CODES = {s: i for i, s in enumerate(schema.SPACES)}
 OP_CODES = {s: i for i, s in enumerate(schema.OPS)}
 MEMORY_SPACES = ("global", "constant", "image")
 _COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address", "size"]
 _ADDR_MASK = np.uint64((1 << 63) - 1)
+_NO_LANES = np.empty(0, np.int32)
 _SITE_COLS = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved",
               "local_cycles", "degree_sum", "degree_max"]
 
@@ -102,18 +104,44 @@ def _lut(dictionary: pa.Array, codes: dict[str, int]) -> np.ndarray:
 
 
 def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, np.ndarray]:
-    """NumPy columns of one batch; ``kernel`` becomes a code into ``kernels`` (extended here)."""
+    """NumPy columns of one batch; ``kernel`` becomes a code into ``kernels`` (extended here).
+
+    Nothing is copied in the usual case: numbers are Arrow's buffers, ``space`` and
+    ``op`` are the dictionary indices themselves (int32) when the dictionary lists
+    the names in :mod:`tracekit.schema` order, and a batch of one kernel gets a
+    broadcast code.  Otherwise codes are translated in one compiled pass (numpy's
+    fancy indexing would first copy the int32 indices to int64).
+    """
     out = {}
     for name in ("launch", "group", "item", "site", "size"):
         out[name] = batch.column(name).to_numpy(zero_copy_only=False)
-    addr = batch.column("address").to_numpy(zero_copy_only=False)
-    out["address"] = (addr & _ADDR_MASK).view(np.int64)
+    # the raw bits: the kernels clear bit 63 themselves, which spares a copy of the column
+    out["address"] = batch.column("address").to_numpy(zero_copy_only=False).view(np.int64)
     for name, codes in (("space", SPACE_CODES), ("op", OP_CODES)):
         col = batch.column(name)
-        out[name] = _lut(col.dictionary, codes)[col.indices.to_numpy(zero_copy_only=False)]
+        out[name] = _recode(col.indices.to_numpy(zero_copy_only=False),
+                            _lut(col.dictionary, codes).astype(np.int32))
     kcol = batch.column("kernel")
     lut = np.array([kernels.setdefault(k, len(kernels)) for k in kcol.dictionary.to_pylist()], np.int32)
-    out["kernel"] = lut[kcol.indices.to_numpy(zero_copy_only=False)] if len(lut) else np.zeros(0, np.int32)
+    kidx = kcol.indices.to_numpy(zero_copy_only=False)
+    # only a launch's first row is ever read: one kernel needs no array of its own
+    out["kernel"] = np.broadcast_to(lut[:1], kidx.shape) if len(lut) == 1 else _recode(kidx, lut)
+    return {k: _frozen(v) if v.flags.writeable else v for k, v in out.items()}
+
+
+def _recode(indices: np.ndarray, lut: np.ndarray) -> np.ndarray:
+    """``lut[indices]`` as int32, without a copy when ``lut`` is the identity (the usual case)."""
+    if len(lut) and np.array_equal(lut, np.arange(len(lut))) and indices.dtype == np.int32:
+        return indices
+    return _take_codes(indices, lut)
+
+
+@njit(cache=True)
+def _take_codes(indices, lut):
+    """``lut[indices]`` in one pass."""
+    out = np.empty(indices.shape[0], np.int32)
+    for i in range(indices.shape[0]):
+        out[i] = lut[indices[i]]
     return out
 
 
@@ -121,13 +149,29 @@ def _take(a: dict, lo: int, hi: int | None) -> dict:
     return {k: v[lo:hi] for k, v in a.items()}
 
 
+def _concat(parts: list[dict]) -> dict:
+    if len(parts) == 1:
+        return parts[0]
+    return {k: _frozen(np.concatenate([p[k] for p in parts])) for k in parts[0]}
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """``a`` marked read-only, like the columns Arrow hands over without a copy: the compiled
+    kernels then see one array type, whichever way a chunk was assembled."""
+    a.flags.writeable = False
+    return a
+
+
 def _chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tuple[dict, bool]]:
     """Cut the row stream into launch pieces of whole blocks of work-groups.
 
     Yields (columns, ends_launch).  A cut falls only between work-groups, at a
     multiple of ``block_of(launch)`` work-groups from the launch's start, so every
-    chunk holds whole rounds.  Batches are gathered in a list and concatenated once
-    per chunk, so each row is copied about once.
+    chunk holds whole rounds.  Small batches are gathered in a list and
+    concatenated once per chunk.  A batch of an eighth of a chunk or more is not copied:
+    the rows left over before it (less than a block, as a rule) are joined with
+    just the head of the batch that completes their block, and the rest of the
+    batch is cut in place (chunks are views of the batch's columns).
     """
     pending: list[dict] = []
     rows = 0
@@ -135,19 +179,47 @@ def _chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tupl
         n = len(batch["launch"])
         if not n:
             continue
-        pending.append(batch)
-        rows += n
-        first = pending[0]["launch"][0]
-        if rows < chunk_rows and not (batch["launch"] != first).any():
-            continue
-        buf = pending[0] if len(pending) == 1 else {k: np.concatenate([p[k] for p in pending]) for k in batch}
+        if 8 * n >= chunk_rows:  # a large batch: cut in place
+            buf = (yield from _stitch(_concat(pending), batch, block_of, chunk_rows)) if pending else batch
+        else:
+            pending.append(batch)
+            rows += n
+            first = pending[0]["launch"][0]
+            if rows < chunk_rows and not (batch["launch"] != first).any():
+                continue
+            buf = _concat(pending)
         rest = yield from _cut(buf, block_of, chunk_rows, done=False)
         pending = [rest] if len(rest["launch"]) else []
         rows = len(rest["launch"])
     if pending:
-        buf = pending[0] if len(pending) == 1 else {k: np.concatenate([p[k] for p in pending])
-                                                    for k in pending[0]}
-        yield from _cut(buf, block_of, chunk_rows, done=True)
+        yield from _cut(_concat(pending), block_of, chunk_rows, done=True)
+
+
+def _stitch(front: dict, batch: dict, block_of, chunk_rows: int):
+    """Yield the chunks that ``front`` and a head of ``batch`` make; return what is left to cut.
+
+    The head grows (doubling) until a cut falls inside the batch; what follows the
+    cut is then a view of ``batch``.  If no head short of the whole batch has one,
+    the two are concatenated whole.
+    """
+    nf, n = len(front["launch"]), len(batch["launch"])
+    p = min(n, max(2 * nf, 1 << 12))
+    while True:
+        buf = _concat([front, _take(batch, 0, p)])
+        if p == n:
+            return buf
+        chunks = []
+        gen = _cut(buf, block_of, chunk_rows, done=False)
+        try:
+            while True:
+                chunks.append(next(gen))
+        except StopIteration as stop:
+            rest = stop.value
+        cut = len(buf["launch"]) - len(rest["launch"])
+        if cut >= nf:
+            yield from chunks
+            return _take(batch, cut - nf, None)
+        p = min(n, 2 * p)
 
 
 def _cut(buf: dict, block_of, chunk_rows: int, *, done: bool):
@@ -193,60 +265,104 @@ class _LaunchReplay:
         self.group_size = group_size or 0
         self.groups_done = 0
         self.accesses = 0
-        self.site_frames: list[pd.DataFrame] = []
-        self.degree_frames: list[pd.DataFrame] = []
+        self.clear_sites()
         if self.h is not None:
             self.h.reset()
+        self._buffers: dict[str, np.ndarray] = {}
+
+    def _buffer(self, name: str, n: int) -> np.ndarray:
+        """An int64 scratch array of ``n`` entries, kept for the next chunk.
+
+        The kernels' big per-access outputs go here rather than to fresh arrays:
+        memory freed at the end of a chunk goes back to the system and comes back
+        as new pages, whose faults cost about as much as the work done on them.
+        """
+        buf = self._buffers.get(name)
+        if buf is None or buf.shape[0] < n:
+            buf = self._buffers[name] = np.empty(max(n, 2 * buf.shape[0] if buf is not None else 0), np.int64)
+        return buf[:n]
+
+    def clear_sites(self) -> None:
+        """Forget the per-site sums and conflict-degree counts gathered so far."""
+        #: key (site << 8 | space << 4 | op) -> [sums of _SITE_COLS[:-1] (float64), degree max]
+        self._sites: dict[int, list] = {}
+        #: key of a local site -> requests per conflict degree (index = degree)
+        self._degrees: dict[int, np.ndarray] = {}
+
+    def site_table(self) -> pd.DataFrame:
+        """The per-site sums so far, one row per key in ascending order (``key`` and _SITE_COLS)."""
+        keys = sorted(self._sites)
+        sums = (np.array([self._sites[k][0] for k in keys]) if keys
+                else np.zeros((0, len(_SITE_COLS) - 1)))
+        df = pd.DataFrame({"key": np.array(keys, np.int64)})
+        for i, name in enumerate(_SITE_COLS[:-1]):
+            df[name] = sums[:, i]
+        df["degree_max"] = np.array([self._sites[k][1] for k in keys], np.int64)
+        return df
+
+    def _add_sites(self, key: np.ndarray, req_ptr, tx, breq, cycles, degree, is_local) -> None:
+        """Fold one chunk's requests into the per-site sums: a few numpy calls per chunk, so
+        a chunk costs little beyond its rows (no DataFrame is built per chunk)."""
+        ukey, inv = np.unique(key, return_inverse=True)
+        sums, dmax = _site_sums(inv.astype(np.int64, copy=False), len(ukey), req_ptr, tx, breq,
+                                self.t.transaction_bytes, cycles, degree)
+        for j, k in enumerate(ukey.tolist()):
+            acc = self._sites.get(k)
+            if acc is None:
+                self._sites[k] = [sums[j].copy(), int(dmax[j])]
+            else:
+                acc[0] += sums[j]
+                acc[1] = max(acc[1], int(dmax[j]))
+        if is_local.any():
+            linv, ldeg = inv[is_local], degree[is_local]
+            for j in np.unique(linv).tolist():
+                counts = np.bincount(ldeg[linv == j])
+                k = int(ukey[j])
+                old = self._degrees.get(k)
+                if old is not None:
+                    if len(old) > len(counts):
+                        old, counts = counts, old
+                    counts = counts.copy()
+                    counts[:len(old)] += old
+                self._degrees[k] = counts
 
     def add(self, c: dict) -> None:
         t = self.t
         n = len(c["site"])
         self.accesses += n
-        grp = c["group"]
-        gidx = np.concatenate([[0], np.cumsum(grp[1:] != grp[:-1])]).astype(np.int64)
-        rank = self.groups_done + gidx
-        self.groups_done += int(gidx[-1]) + 1
-        vgroup, lane = virtual_groups(rank, c["item"].astype(np.int64), self.group_size, self.pack)
-        # one dtype per argument keeps the compiled kernels to a single specialisation
-        site = c["site"].astype(np.int64)
+        # the columns go to the kernels as read (int32 items and sites, uint16 sizes, raw
+        # address bits): each takes one dtype per argument, and no column is copied to int64
+        lane = c["item"] if self.pack <= 1 else np.empty(n, np.int32)
+        vgroup, ngroups = chunk_virtual_groups(c["group"], c["item"], self.groups_done, self.group_size,
+                                               self.pack, lane if self.pack > 1 else _NO_LANES,
+                                               self._buffer("vgroup", n))
+        self.groups_done += int(ngroups)
+        site = c["site"]
         order, req_ptr, req_wave, req_rank, wave_vg, wave_local = form_requests(
-            vgroup, lane, site, t.simd.width, int(site.max()))
+            vgroup, lane, site, t.simd.width, int(site.max()), self._buffer("order", n))
+        del vgroup
         first = order[req_ptr[:-1]]
-        rq_site, rq_space, rq_op = site[first], c["space"][first], c["op"][first]
+        rq_site, rq_space, rq_op = site[first].astype(np.int64), c["space"][first], c["op"][first]
         is_mem = np.isin(rq_space, [SPACE_CODES[s] for s in MEMORY_SPACES])
         is_local = rq_space == SPACE_CODES["local"]
         unit = self.h.first_unit_bytes if self.h is not None else t.transaction_bytes
-        addr, size = c["address"], c["size"].astype(np.int64)
+        addr, size = c["address"], c["size"]
         tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, addr, size, t.transaction_bytes,
-                                                      is_mem & (self.h is not None), unit)
+                                                      is_mem & (self.h is not None), unit,
+                                                      self._buffer("units", 2 * n))
         lm = t.local_memory
-        writes = c["op"] != OP_CODES["load"]
+        writes = c["op"] if OP_CODES["load"] == 0 else c["op"] != OP_CODES["load"]
         cycles, degree = bank_cycles(order, req_ptr, lane, addr, size, writes, is_local, lm.banks,
                                      lm.bank_width_bytes, lm.lanes_per_cycle, lm.read_broadcast,
                                      lm.write_same_address_conflicts, float(lm.write_cost_factor))
         if self.h is not None and is_mem.any():
             ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units))
-            ex = ex[is_mem[ex]]
-            counts = unit_ptr[ex + 1] - unit_ptr[ex]
-            total = int(counts.sum())
-            idx = np.repeat(unit_ptr[ex] - (np.cumsum(counts) - counts), counts) + np.arange(total)
-            ops = np.repeat((rq_op[ex] != OP_CODES["load"]).astype(np.int64), counts)
-            self.h.access(units[idx], ops=ops, lengths=unit, cus=np.repeat(cu_of_req[ex], counts))
-        lanes = np.diff(req_ptr)
+            stream = self._buffer("stream", 3 * len(units)).reshape(3, -1)
+            addrs, ops, cus = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"], cu_of_req,
+                                            stream)
+            self.h.access(addrs, ops=ops, lengths=unit, cus=cus)
         key = (rq_site << 8) | (rq_space.astype(np.int64) << 4) | rq_op.astype(np.int64)
-        ukey, inv = np.unique(key, return_inverse=True)
-        nk = len(ukey)
-        vals = [np.ones_like(lanes), lanes, tx, breq, tx * t.transaction_bytes, cycles, degree]
-        df = pd.DataFrame({"key": ukey})
-        for name, v in zip(_SITE_COLS[:-1], vals, strict=True):
-            df[name] = np.bincount(inv, weights=v, minlength=nk)
-        dmax = np.zeros(nk, np.int64)
-        np.maximum.at(dmax, inv, degree)
-        df["degree_max"] = dmax
-        self.site_frames.append(df)
-        if is_local.any():
-            dk = pd.DataFrame({"key": key[is_local], "conflict_degree": degree[is_local]})
-            self.degree_frames.append(dk.value_counts().rename("requests").reset_index())
+        self._add_sites(key, req_ptr, tx, breq, cycles, degree, is_local)
 
     def finish(self, kernel: str, launch: int):
         levels = []
@@ -255,8 +371,7 @@ class _LaunchReplay:
             self.h.flush()
             levels = self.h.stats()
             dram = (self.h.dram_bytes_read, self.h.dram_bytes_written)
-        sites = pd.concat(self.site_frames).groupby("key", sort=True).agg(
-            {**{c: "sum" for c in _SITE_COLS[:-1]}, "degree_max": "max"}).reset_index()
+        sites = self.site_table()
         key = sites["key"].to_numpy()
         sites.insert(0, "kernel", kernel)
         sites.insert(1, "launch", launch)
@@ -264,12 +379,67 @@ class _LaunchReplay:
         sites.insert(3, "space", np.asarray(schema.SPACES)[(key >> 4) & 15])
         sites.insert(4, "op", np.asarray(schema.OPS)[key & 15])
         degrees = pd.DataFrame(columns=["launch", "site", "conflict_degree", "requests"])
-        if self.degree_frames:
-            d = pd.concat(self.degree_frames).groupby(["key", "conflict_degree"], sort=True)["requests"].sum()
-            d = d.reset_index()
-            degrees = pd.DataFrame({"launch": launch, "site": (d["key"].to_numpy() >> 8).astype(np.int32),
-                                    "conflict_degree": d["conflict_degree"], "requests": d["requests"]})
+        if self._degrees:
+            dkey, ddeg, dreq = [], [], []
+            for k in sorted(self._degrees):
+                counts = self._degrees[k]
+                present = np.flatnonzero(counts)
+                dkey.append(np.full(len(present), k, np.int64))
+                ddeg.append(present.astype(np.int64))
+                dreq.append(counts[present].astype(np.int64))
+            dkey = np.concatenate(dkey)
+            degrees = pd.DataFrame({"launch": launch, "site": (dkey >> 8).astype(np.int32),
+                                    "conflict_degree": np.concatenate(ddeg),
+                                    "requests": np.concatenate(dreq)})
         return sites.drop(columns="key"), levels, dram, degrees
+
+
+
+@njit(cache=True)
+def _site_sums(inv, nk, req_ptr, tx, breq, tx_bytes, cycles, degree):
+    """Per key (``inv`` indexes the chunk's distinct keys): requests, accesses,
+    transactions, bytes requested and moved, local cycles and degree sum (float64,
+    summed in request order like ``np.bincount``), and the largest degree."""
+    sums = np.zeros((nk, 7), np.float64)
+    dmax = np.zeros(nk, np.int64)
+    for r in range(inv.shape[0]):
+        k = inv[r]
+        sums[k, 0] += 1.0
+        sums[k, 1] += req_ptr[r + 1] - req_ptr[r]
+        sums[k, 2] += tx[r]
+        sums[k, 3] += breq[r]
+        sums[k, 4] += tx[r] * tx_bytes
+        sums[k, 5] += cycles[r]
+        sums[k, 6] += degree[r]
+        dmax[k] = max(dmax[k], degree[r])
+    return sums, dmax
+
+@njit(cache=True)
+def _cache_stream(ex, is_mem, units, unit_ptr, rq_op, load_code, cu_of_req, out):
+    """The cache units of the memory requests in execution order ``ex``, each with its
+    op (1 for stores and atomics) and compute unit: one gather instead of a repeat,
+    a cumulative sum and three fancy-indexed copies per chunk.  ``out`` (3 rows of at
+    least ``len(units)``) is a buffer reused from chunk to chunk."""
+    total = 0
+    for q in range(ex.shape[0]):
+        r = ex[q]
+        if is_mem[r]:
+            total += unit_ptr[r + 1] - unit_ptr[r]
+    addrs = out[0, :total]
+    ops = out[1, :total]
+    cus = out[2, :total]
+    k = 0
+    for q in range(ex.shape[0]):
+        r = ex[q]
+        if not is_mem[r]:
+            continue
+        op = 0 if rq_op[r] == load_code else 1
+        for u in range(unit_ptr[r], unit_ptr[r + 1]):
+            addrs[k] = units[u]
+            ops[k] = op
+            cus[k] = cu_of_req[r]
+            k += 1
+    return addrs, ops, cus
 
 
 def _group_sizes(trace: Trace) -> dict[int, int]:

@@ -231,16 +231,15 @@ class _BlockReplay:
             for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(blk)], strict=True):
                 b = int(blk[lo])
                 before = self._snapshot()
-                self.lr.site_frames.clear()
+                self.lr.clear_sites()
                 self.lr.add(_take(chunk, int(lo), int(hi)))
                 if b in counted:
                     out.append({"block": b, **self._counts(before)})
-        self.lr.site_frames.clear()
-        self.lr.degree_frames.clear()
+        self.lr.clear_sites()
         return out
 
     def _counts(self, before) -> dict[str, float]:
-        s = pd.concat(self.lr.site_frames)
+        s = self.lr.site_table()
         space = (s["key"].to_numpy() >> 4) & 15
         mem = np.isin(space, [SPACE_CODES[x] for x in MEMORY_SPACES])
         loc = space == SPACE_CODES["local"]

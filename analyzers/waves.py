@@ -47,6 +47,32 @@ def virtual_groups(group_rank: np.ndarray, item: np.ndarray, group_size: int, pa
     return g // pack, (g % pack) * group_size + item.astype(np.int64, copy=False)
 
 
+
+@njit(cache=True)
+def chunk_virtual_groups(group, item, first_rank, group_size, pack, lane_out, vgroup_out=None):
+    """:func:`virtual_groups` of a chunk of whole work-groups in one pass, from the raw columns.
+
+    ``first_rank`` is the rank of the chunk's first work-group in its launch; a
+    new work-group starts wherever ``group`` changes.  Returns (virtual group of
+    each access, work-groups in the chunk); when groups are packed the lanes go to
+    ``lane_out`` (unpacked, the lanes are the items themselves and it is not
+    touched).  The rank never exists as an array: this replaces a cumulative sum
+    and several int64 copies per chunk.  ``vgroup_out``, when large enough, receives
+    the virtual groups (a buffer reused from chunk to chunk).
+    """
+    n = group.shape[0]
+    vgroup = vgroup_out[:n] if vgroup_out is not None and vgroup_out.shape[0] >= n else np.empty(n, np.int64)
+    rank = first_rank - 1
+    for i in range(n):
+        if i == 0 or group[i] != group[i - 1]:
+            rank += 1
+        if pack <= 1:
+            vgroup[i] = rank
+        else:
+            vgroup[i] = rank // pack
+            lane_out[i] = (rank % pack) * group_size + item[i]
+    return vgroup, rank + 1 - first_rank
+
 def occurrence(df: pd.DataFrame) -> pd.Series:
     """How many times each access's work-item had executed its site before (0 first).
 
@@ -92,7 +118,7 @@ def requests_frame(df: pd.DataFrame, simd: SimdSpec, group_size: int) -> pd.Data
 
 
 @njit(cache=True)
-def form_requests(vgroup, lane, site, width, max_site):
+def form_requests(vgroup, lane, site, width, max_site, order_out=None):
     """Group accesses of one chunk (canonical order) into requests.
 
     Returns ``order`` (row indices grouped by request, lanes ascending inside one),
@@ -100,10 +126,15 @@ def form_requests(vgroup, lane, site, width, max_site):
     (wave index within the chunk), ``req_rank`` (program-order rank inside its
     wave), ``wave_vgroup`` and ``wave_local`` (wave number inside its virtual group).
     Waves whose lanes all ran the same site sequence take a sort-free path.
+
+    ``order`` is written to ``order_out`` when given and large enough: a buffer
+    reused from chunk to chunk costs no fresh pages.  The per-request arrays are
+    sized for the worst case but only their used head is ever touched.
     """
     n = site.shape[0]
-    order = np.empty(n, np.int64)
-    req_ptr = np.zeros(n + 1, np.int64)
+    order = order_out[:n] if order_out is not None and order_out.shape[0] >= n else np.empty(n, np.int64)
+    req_ptr = np.empty(n + 1, np.int64)
+    req_ptr[0] = 0
     req_wave = np.empty(n, np.int64)
     req_rank = np.empty(n, np.int64)
     wave_vgroup = np.empty(n, np.int64)
@@ -117,12 +148,20 @@ def form_requests(vgroup, lane, site, width, max_site):
     while i < n:
         g = vgroup[i]
         w = lane[i] // width
-        j = i
-        nl = 0
-        while j < n and vgroup[j] == g and lane[j] // width == w:
-            if j == i or lane[j] != lane[j - 1]:
+        lo = w * width  # the wave's lanes: lo <= lane < hi (no division per row)
+        hi = lo + width
+        lane_start[0] = i
+        nl = 1
+        prev = lane[i]
+        j = i + 1
+        while j < n:
+            ln = lane[j]
+            if vgroup[j] != g or ln < lo or ln >= hi:
+                break
+            if ln != prev:
                 lane_start[nl] = j
                 nl += 1
+                prev = ln
             j += 1
         lane_start[nl] = j
         wave_vgroup[nwave] = g
@@ -135,20 +174,17 @@ def form_requests(vgroup, lane, site, width, max_site):
                 uniform = False
                 break
         if uniform:
-            for k in range(1, nl):
-                s0 = lane_start[0]
-                sk = lane_start[k]
-                for p in range(length):
-                    if site[sk + p] != site[s0 + p]:
-                        uniform = False
-                        break
-                if not uniform:
-                    break
+            # equal lengths: access p of lane k is row i + k * length + p, so comparing every
+            # row with the one a lane earlier compares every lane with lane 0 (one flat loop)
+            differ = 0
+            for r in range(i + length, j):
+                differ |= site[r] != site[r - length]
+            uniform = differ == 0
         if uniform:
             for p in range(length):
                 for k in range(nl):
-                    order[pos] = lane_start[k] + p
-                    pos += 1
+                    order[pos + k] = i + k * length + p
+                pos += nl
                 req_wave[nreq] = nwave
                 req_rank[nreq] = p
                 nreq += 1

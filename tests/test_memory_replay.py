@@ -160,3 +160,27 @@ def test_streaming_reuse_hits_in_l1(cus):
     r = replay_memory(df, target(width=16, cus=cus))
     l1 = r.caches[0]
     assert l1["misses"] == cus and l1["hits"] == 16 - cus
+
+
+def test_dictionary_order_does_not_matter():
+    # the replay reads space/op codes straight from the dictionary indices when the dictionary
+    # follows the schema's order, and translates them otherwise: both must agree
+    df = _mixed(0, groups=6)
+    table = conform(pa.Table.from_pandas(df, preserve_index=False), "accesses")
+
+    def redictionary(values, names):
+        codes = pa.array([names.index(v) for v in values.to_pylist()], pa.int32())
+        return pa.DictionaryArray.from_arrays(codes, pa.array(names, pa.string()))
+
+    shuffled = table
+    for name, names in (("space", ["private", "local", "global"]), ("op", ["store", "load"]),
+                        ("kernel", ["other", "k"])):
+        values = shuffled[name].combine_chunks().dictionary_decode()
+        shuffled = shuffled.set_column(shuffled.schema.get_field_index(name), shuffled.schema.field(name),
+                                       redictionary(values, names))
+    assert shuffled["space"].combine_chunks().dictionary.to_pylist() == ["private", "local", "global"]
+    tgt = target(width=16, cus=2)
+    a, b = replay_memory(table, tgt), replay_memory(shuffled, tgt)
+    assert a.to_dict() == b.to_dict()
+    pd.testing.assert_frame_equal(a.per_site, b.per_site)
+    pd.testing.assert_frame_equal(a.conflict_degrees, b.conflict_degrees)

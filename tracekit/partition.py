@@ -91,8 +91,10 @@ class PartitionedTable:
 
     def iter_batches(self, batch_size: int = 1 << 20, columns: list[str] | None = None,
                      launches: Iterable[int] | None = None) -> Iterator[pa.RecordBatch]:
-        for p in self.files(launches):
-            yield from self._pf(p).iter_batches(batch_size=batch_size, columns=columns)
+        for p in self.files(launches):  # row group by row group: see _by_group
+            pf = self._pf(p)
+            for g in range(pf.num_row_groups):
+                yield from pf.iter_batches(batch_size=batch_size, columns=columns, row_groups=[g])
 
 
 def is_partitioned(path: Path) -> bool:
@@ -144,15 +146,16 @@ def launch_batches(pf, launches: Iterable[int], *, batch_size: int = 1 << 20,
 
 
 def _by_group(pf: pq.ParquetFile, groups: list[int], pure: list[bool], batch_size: int, columns):
-    # consecutive row groups of the same kind are read in one call
-    i = 0
-    while i < len(groups):
-        j = i
-        while j + 1 < len(groups) and groups[j + 1] == groups[j] + 1 and pure[j + 1] == pure[i]:
-            j += 1
-        for b in pf.iter_batches(batch_size=batch_size, columns=columns, row_groups=groups[i:j + 1]):
-            yield b, pure[i]
-        i = j + 1
+    """Row group by row group, so that batches never straddle two of them.
+
+    A reader over several row groups cuts its batches wherever a dictionary column
+    changes dictionary (at every row group), so batches of ``batch_size`` rows
+    would come out as ragged pieces (the tail of one window, the head of the
+    next); per row group they are whole row groups, or ``batch_size`` pieces of one.
+    """
+    for g, whole in zip(groups, pure, strict=True):
+        for b in pf.iter_batches(batch_size=batch_size, columns=columns, row_groups=[g]):
+            yield b, whole
 
 
 # -- writing ----------------------------------------------------------------------
