@@ -2,7 +2,7 @@
 
 For each kernel the plain run (the launch host under ``oclgrind``, no plugin)
 and the recorded run (:func:`tracekit.recorder.record_kernel`: plugin, pipe,
-conversion, Parquet) alternate ``REPEAT`` times with the same Oclgrind thread
+conversion, Parquet) alternate ``REPEAT`` (7) times with the same Oclgrind thread
 count (``OCLGRIND_NUM_THREADS``, set here for both); the medians are compared.
 The CPU time of each part is printed too: Oclgrind keeps every core busy in
 both runs, so the plugin's and the conversion's CPU time show up in the
@@ -31,7 +31,7 @@ from tracekit.recorder import record_kernel, toolchain  # noqa: E402
 from tracekit.recorder.kernel import parse_dims, plain_command  # noqa: E402
 
 KERNELS = ROOT / "sample_traces" / "kernels"
-REPEAT = 5
+REPEAT = 7
 N = 96
 CASES = [
     # (label, file, kernel, global, local, args): a compute loop with a load pair per step,

@@ -292,6 +292,7 @@ private:
   uint64_t m_groupsRecorded = 0;
   uint64_t m_localBytes = 0;
   std::map<uint64_t, GroupColumns> m_pending;
+  std::vector<GroupColumns> m_recycled;  // emptied pending entries, kept for their memory
   GroupColumns m_batch;
 
   // The writer thread's queue: serialised records (bytes) and group batches, in
@@ -583,7 +584,18 @@ void Recorder::workGroupComplete(const WorkGroup* wg)
       emitBatchLocked();
   }
   else
-    std::swap(m_pending[t.group], t.done);
+  {
+    // a copy into recycled columns: no column memory moves between threads'
+    // allocator arenas, and the thread keeps its own buffers
+    GroupColumns& g = m_pending[t.group];
+    if (!m_recycled.empty())
+    {
+      std::swap(g, m_recycled.back());
+      m_recycled.pop_back();
+    }
+    g.clear();
+    g.append(t.done);
+  }
   drainLocked(false);
 }
 
@@ -667,6 +679,8 @@ void Recorder::drainLocked(bool all)
     m_batch.append(it->second);
     m_groupsRecorded++;
     m_nextGroup = m_sampler.next(it->first + 1);
+    if (m_recycled.size() < 64)
+      m_recycled.push_back(std::move(it->second));
     m_pending.erase(it);
     if (m_batch.rows() >= BATCH_ROWS)
       emitBatchLocked();
