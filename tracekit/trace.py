@@ -185,8 +185,15 @@ class Trace:
         cols = columns or [f.name for f in target if f.name in present]
         sub = pa.schema([target.field(c) for c in cols])
         read = [c for c in cols if c in present]
-        batches = (pf.iter_batches(batch_size=batch_size, columns=read) if launches is None else
-                   launch_batches(pf, launches, batch_size=batch_size, columns=read))
+        if launches is not None:
+            batches = launch_batches(pf, launches, batch_size=batch_size, columns=read)
+        elif isinstance(pf, PartitionedTable):
+            batches = pf.iter_batches(batch_size=batch_size, columns=read)
+        else:
+            # row group by row group: one reader over the whole file keeps every column
+            # chunk it decoded until the file is closed, so memory would grow with length
+            batches = (b for g in range(pf.num_row_groups)
+                       for b in pf.iter_batches(batch_size=batch_size, columns=read, row_groups=[g]))
         for batch in batches:
             if not cast or batch.schema.equals(sub):
                 yield batch
