@@ -143,3 +143,24 @@ def test_a_layout_can_replace_the_other_at_the_same_path(tmp_path, first, second
     t = open_trace(path)
     assert (t.layout, t.num_accesses) == (second, 512)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["either"]
+
+
+def test_launch_ids_come_from_row_group_statistics_and_mixed_groups_are_read(tmp_path, monkeypatch):
+    """Row groups of one launch are answered by their statistics; a row group holding two
+    launches is decoded; the answer matches a full scan either way."""
+    path = tmp_path / "three.tkt"
+    a, b, c = (access_pattern("vector_add", global_size=128, launch=i) for i in (0, 1, 2))
+    with TraceWriter(path) as w:
+        w.write_accesses(a)                                 # row group of launch 0 only
+        w.write_accesses(pa.concat_tables([b, c]))          # one row group with launches 1 and 2
+        w.set_launches(conform(pa.concat_tables([launches_for(t, global_size=128, local_size=64)
+                                                 for t in (a, b, c)]), "launches"))
+    t = open_trace(path)
+    decoded = []
+    real = type(t._pf).read_row_group
+    monkeypatch.setattr(type(t._pf), "read_row_group",
+                        lambda self, i, **kw: decoded.append(i) or real(self, i, **kw))
+    assert t.launch_ids("accesses") == {0, 1, 2}
+    assert decoded == [1]
+    columns = [x["launch"].to_numpy() for x in t.iter_batches(columns=["launch"])]
+    assert set(np.unique(np.concatenate(columns)).tolist()) == {0, 1, 2}

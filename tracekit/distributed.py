@@ -66,6 +66,13 @@ class LaunchView(Trace):
             if b.num_rows:
                 yield b
 
+    def launch_ids(self, table: str = "accesses") -> set[int]:
+        """The kept launches that have rows here (group filters make statistics unusable)."""
+        out: set[int] = set()
+        for b in self.iter_batches(table, columns=["launch"], runs=True):
+            out.update(pc.unique(b.column(0)).to_pylist())
+        return out
+
     @property
     def launches(self) -> pa.Table:
         t = self._base.launches

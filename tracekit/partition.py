@@ -123,6 +123,27 @@ def _row_groups(pf: pq.ParquetFile, wanted: set[int]) -> tuple[list[int], list[b
     return keep, pure
 
 
+def stored_launches(pf) -> set[int]:
+    """Launch ids with rows in a table, read from row-group statistics where they settle
+    it (a row group of one launch); only mixed row groups have their column decoded."""
+    if isinstance(pf, PartitionedTable):
+        return set(pf.launches)
+    if "launch" not in pf.schema_arrow.names:
+        return set()
+    col = pf.metadata.schema.to_arrow_schema().get_field_index("launch")
+    out: set[int] = set()
+    for i in range(pf.num_row_groups):
+        rg = pf.metadata.row_group(i)
+        if rg.num_rows == 0:
+            continue
+        st = rg.column(col).statistics
+        if st is not None and st.has_min_max and st.null_count == 0 and st.min == st.max:
+            out.add(int(st.min))
+        else:
+            out.update(pc.unique(pf.read_row_group(i, columns=["launch"]).column(0)).to_pylist())
+    return out
+
+
 def launch_batches(pf, launches: Iterable[int], *, batch_size: int = 1 << 20,
                    columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
     """Stream the rows of ``launches`` only, in stored order, reading as little as possible."""

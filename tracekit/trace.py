@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from . import schema, store
 from .errors import TraceFormatError
-from .partition import PartitionedTable, is_partitioned, launch_batches
+from .partition import PartitionedTable, is_partitioned, launch_batches, stored_launches
 from .runs import expand_batches, expand_runs
 
 
@@ -199,6 +199,14 @@ class Trace:
                 yield batch
             else:
                 yield _cast_batch(batch, sub, self.path)
+
+    def launch_ids(self, table: str = "accesses") -> set[int]:
+        """Launches with rows in ``table`` (``accesses`` or ``instructions``), from the
+        Parquet row-group statistics where they settle it, without decoding the column."""
+        if self._mem is not None or (table == "instructions" and self.layout == "parquet"):
+            t = self.accesses if table == "accesses" else self._instruction_runs
+            return set(pa.compute.unique(t["launch"]).to_pylist()) if t.num_rows else set()
+        return stored_launches(self._pf if table == "accesses" else self._open_table(table))
 
     def to_pandas(self, table: str = "accesses"):
         """One table as a pandas DataFrame (``accesses`` by default)."""
