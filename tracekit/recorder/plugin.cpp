@@ -487,14 +487,8 @@ static void appendGroup(GroupColumns& g)
   size_t nacc = 0, nins = 0;
   for (ItemState& it : t.items)
   {
-    if (t.scanSites)
-    {
-      for (uint32_t s = 0; s < t.nsites; s++)
-        if (it.counts[s] != 0 && t.counted[s])
-          it.touched.push_back(s);
-    }
     nacc += it.acc.size();
-    nins += it.touched.size();
+    nins += t.scanSites ? t.nsites : it.touched.size();
   }
   g.groups.push_back(ts().group);
   g.naccs.push_back(nacc);
@@ -513,9 +507,11 @@ static void appendGroup(GroupColumns& g)
   g.iruns.resize(n + nins);
   size_t run = n, runRows = 0;  // the current run's first row and its row count
   bool inRun = false;
-  for (uint32_t i = 0; i < ts().items.size(); i++)
+  uint32_t* prev = nullptr;  // small kernels: the previous item's counts, cleared once compared
+  const size_t countBytes = t.nsites * sizeof(uint32_t);
+  for (uint32_t i = 0; i < t.items.size(); i++)
   {
-    ItemState& it = ts().items[i];
+    ItemState& it = t.items[i];
     uint32_t seq = 0;
     for (const AccessRec& r : it.acc)
     {
@@ -528,6 +524,34 @@ static void appendGroup(GroupColumns& g)
       g.kind[a++] = r.kind;
     }
     it.acc.clear();
+    if (t.scanSites)
+    {
+      // the whole count array of a small kernel is compared and cleared at once
+      uint32_t* c = it.counts.data();
+      bool same = prev && std::memcmp(c, prev, countBytes) == 0;
+      if (prev)
+        std::memset(prev, 0, countBytes);
+      prev = c;
+      if (same)
+      {
+        for (size_t k = 0; k < runRows; k++)
+          g.iruns[run + k]++;
+        continue;
+      }
+      run = n;
+      for (uint32_t s = 0; s < t.nsites; s++)
+      {
+        if (c[s] != 0 && t.counted[s])
+        {
+          g.cnt[n] = c[s];
+          g.iitem[n] = i;
+          g.isite[n] = s;
+          g.iruns[n++] = 1;
+        }
+      }
+      runRows = n - run;
+      continue;
+    }
     if (!std::is_sorted(it.touched.begin(), it.touched.end()))
       std::sort(it.touched.begin(), it.touched.end());
     bool same = inRun && it.touched.size() == runRows;
@@ -555,6 +579,8 @@ static void appendGroup(GroupColumns& g)
       it.counts[s] = 0;
     it.touched.clear();
   }
+  if (prev)
+    std::memset(prev, 0, countBytes);
   g.cnt.resize(n);
   g.iitem.resize(n);
   g.isite.resize(n);
