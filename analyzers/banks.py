@@ -32,9 +32,7 @@ from numba import njit
 
 from tracekit.targets.model import LocalMemorySpec
 
-from .intdiv import div, mod, shift_of
-
-_ADDR_MASK = np.int64((1 << 63) - 1)
+from .intdiv import ADDR_MASK, div, mod, shift_of
 
 
 def _word_rows(address, size, width):
@@ -97,7 +95,7 @@ def bank_cycles(order, req_ptr, lane, address, size, is_write, mask, banks, widt
                 i = order[t]
                 if is_write[i]:
                     write = True
-                a = address[i] & _ADDR_MASK
+                a = address[i] & ADDR_MASK
                 w0 = div(a, width, wsh)
                 w1 = div(a + max(np.int64(size[i]), np.int64(1)) - 1, width, wsh)
                 for w in range(w0, w1 + 1):

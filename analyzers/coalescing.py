@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from .intdiv import div, shift_of
+from .intdiv import ADDR_MASK, div, shift_of
 
 
 def segments(address: np.ndarray, size: np.ndarray, granularity: int):
@@ -78,9 +78,6 @@ def _sort_small(buf, n):
         buf[:n] = np.sort(buf[:n])
 
 
-_ADDR_MASK = np.int64((1 << 63) - 1)
-
-
 @njit(cache=True)
 def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_bytes, units_out=None):
     """Per request: distinct segments of ``seg_bytes``; for requests with ``emit_mask``
@@ -136,7 +133,7 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
             ascending = True
             for t in range(lo, hi):
                 i = order[t]
-                a = address[i] & _ADDR_MASK
+                a = address[i] & ADDR_MASK
                 if a < prev:
                     ascending = False
                     break
@@ -160,7 +157,7 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
                 b = 0
                 for t in range(lo, hi):
                     i = order[t]
-                    a = address[i] & _ADDR_MASK
+                    a = address[i] & ADDR_MASK
                     sz = max(np.int64(size[i]), np.int64(1))
                     b += sz
                     s0 = div(a, gran, sh)

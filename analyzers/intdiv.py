@@ -5,13 +5,17 @@ per access; the divisors the kernels use (transaction and cache-unit sizes, bank
 counts and widths, lanes per cycle) are powers of two on every shipped target,
 where a shift and a mask give the same floor quotient and modulo (also for
 negative numbers, in two's complement).  ``shift_of`` is computed once per call,
-outside the loops.
+outside the loops.  ``ADDR_MASK`` is the other piece of arithmetic every kernel
+shares: addresses reach them as raw 64-bit patterns, and the top bit is cleared.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+#: The address bits of a raw 64-bit address pattern, as the kernels read it.
+ADDR_MASK = np.int64((1 << 63) - 1)
 
 
 @njit(cache=True)

@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-from tracekit.runs import has_runs, run_lengths
+from tracekit.runs import run_lengths
 
 from .geometry import LaunchGeometry
 
@@ -216,8 +216,9 @@ def wave_issues(instructions: pa.Table, layout: WaveLayout) -> pd.DataFrame:
     site = instructions["site"].to_numpy().astype(np.int64)
     count = instructions["count"].to_numpy().astype(np.int64)
     op, names = _codes(instructions["opclass"])
-    if has_runs(instructions):
-        row, wave, lanes = run_segments(group, item, run_lengths(instructions), layout)
+    items = run_lengths(instructions)
+    if (items != 1).any():
+        row, wave, lanes = run_segments(group, item, items, layout)
         site, count, op = site[row], count[row], op[row]
         lane_total = count * lanes
     else:

@@ -91,10 +91,8 @@ class PartitionedTable:
 
     def iter_batches(self, batch_size: int = 1 << 20, columns: list[str] | None = None,
                      launches: Iterable[int] | None = None) -> Iterator[pa.RecordBatch]:
-        for p in self.files(launches):  # row group by row group: see _by_group
-            pf = self._pf(p)
-            for g in range(pf.num_row_groups):
-                yield from pf.iter_batches(batch_size=batch_size, columns=columns, row_groups=[g])
+        for p in self.files(launches):
+            yield from row_group_batches(self._pf(p), batch_size, columns)
 
 
 def is_partitioned(path: Path) -> bool:
@@ -166,16 +164,23 @@ def launch_batches(pf, launches: Iterable[int], *, batch_size: int = 1 << 20,
             yield batch
 
 
-def _by_group(pf: pq.ParquetFile, groups: list[int], pure: list[bool], batch_size: int, columns):
-    """Row group by row group, so that batches never straddle two of them.
+def row_group_batches(pf: pq.ParquetFile, batch_size: int, columns, groups: Iterable[int] | None = None):
+    """Batches of ``pf`` read row group by row group (all of them, or ``groups``).
 
     A reader over several row groups cuts its batches wherever a dictionary column
     changes dictionary (at every row group), so batches of ``batch_size`` rows
     would come out as ragged pieces (the tail of one window, the head of the
-    next); per row group they are whole row groups, or ``batch_size`` pieces of one.
+    next), and it keeps every column chunk it decoded until the file is closed,
+    so memory would grow with the file; per row group neither happens.
     """
+    for g in range(pf.num_row_groups) if groups is None else groups:
+        yield from pf.iter_batches(batch_size=batch_size, columns=columns, row_groups=[g])
+
+
+def _by_group(pf: pq.ParquetFile, groups: list[int], pure: list[bool], batch_size: int, columns):
+    """:func:`row_group_batches` of ``groups``, each batch with its row group's ``pure`` flag."""
     for g, whole in zip(groups, pure, strict=True):
-        for b in pf.iter_batches(batch_size=batch_size, columns=columns, row_groups=[g]):
+        for b in row_group_batches(pf, batch_size, columns, [g]):
             yield b, whole
 
 

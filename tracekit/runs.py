@@ -35,8 +35,6 @@ def run_lengths(table: pa.Table | pa.RecordBatch) -> np.ndarray:
 
 def has_runs(table: pa.Table | pa.RecordBatch) -> bool:
     """True when some row stands for more than one work-item."""
-    if "items" not in table.column_names or table.column("items").null_count == table.num_rows:
-        return False
     return bool((run_lengths(table) != 1).any())
 
 
@@ -60,11 +58,11 @@ def expand_runs(table: pa.Table | pa.RecordBatch) -> pa.Table | pa.RecordBatch:
     Rows of different runs of one work-group interleave once expanded, so the
     result is re-sorted into (launch, group, item, site) order when it needs it.
     """
-    if not has_runs(table):
+    items = run_lengths(table)
+    if not (items != 1).any():
         return table
     is_batch = isinstance(table, pa.RecordBatch)
     t = pa.Table.from_batches([table]) if is_batch else table
-    items = run_lengths(t)
     total = int(items.sum())
     idx = np.repeat(np.arange(t.num_rows, dtype=np.int64), items)
     offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(items) - items, items)
@@ -77,9 +75,8 @@ def expand_runs(table: pa.Table | pa.RecordBatch) -> pa.Table | pa.RecordBatch:
     keys = [out.column(c).to_numpy() for c in ("launch", "group")] + [item, out.column("site").to_numpy()]
     if not _sorted_keys(*keys):
         out = out.take(pa.array(np.lexsort(keys[::-1])))
-    out = out.combine_chunks()
-    return out.to_batches()[0] if is_batch and out.num_rows else (
-        pa.RecordBatch.from_pylist([], schema=out.schema) if is_batch else out)
+    out = out.combine_chunks()  # one chunk: a run stands for at least one row
+    return out.to_batches()[0] if is_batch else out
 
 
 def expand_batches(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from . import schema, store
 from .errors import TraceFormatError
-from .partition import PartitionedTable, is_partitioned, launch_batches, stored_launches
+from .partition import PartitionedTable, is_partitioned, launch_batches, row_group_batches, stored_launches
 from .runs import expand_batches, expand_runs
 
 
@@ -172,8 +172,8 @@ class Trace:
                 yield b if want is None else b.select(want)
             return
         target = schema.TABLES[table]
-        if self._mem is not None or (table == "instructions" and self.layout == "parquet"):
-            t = self.accesses if table == "accesses" else self._instruction_runs
+        t = self._in_memory(table)
+        if t is not None:
             if launches is not None:
                 t = t.filter(pa.compute.is_in(t["launch"], pa.array(sorted(launches), pa.int32())))
             if columns:
@@ -190,10 +190,7 @@ class Trace:
         elif isinstance(pf, PartitionedTable):
             batches = pf.iter_batches(batch_size=batch_size, columns=read)
         else:
-            # row group by row group: one reader over the whole file keeps every column
-            # chunk it decoded until the file is closed, so memory would grow with length
-            batches = (b for g in range(pf.num_row_groups)
-                       for b in pf.iter_batches(batch_size=batch_size, columns=read, row_groups=[g]))
+            batches = row_group_batches(pf, batch_size, read)
         for batch in batches:
             if not cast or batch.schema.equals(sub):
                 yield batch
@@ -203,10 +200,16 @@ class Trace:
     def launch_ids(self, table: str = "accesses") -> set[int]:
         """Launches with rows in ``table`` (``accesses`` or ``instructions``), from the
         Parquet row-group statistics where they settle it, without decoding the column."""
-        if self._mem is not None or (table == "instructions" and self.layout == "parquet"):
-            t = self.accesses if table == "accesses" else self._instruction_runs
+        t = self._in_memory(table)
+        if t is not None:
             return set(pa.compute.unique(t["launch"]).to_pylist()) if t.num_rows else set()
         return stored_launches(self._pf if table == "accesses" else self._open_table(table))
+
+    def _in_memory(self, table: str) -> pa.Table | None:
+        """``accesses`` or ``instructions`` (as stored) when it is held in memory, else None."""
+        if self._mem is not None or (table == "instructions" and self.layout == "parquet"):
+            return self.accesses if table == "accesses" else self._instruction_runs
+        return None
 
     def to_pandas(self, table: str = "accesses"):
         """One table as a pandas DataFrame (``accesses`` by default)."""

@@ -36,15 +36,15 @@ class LaunchState:
     launch: int
     kernel: str
     info: dict
-    base_table: np.ndarray
-    arg_table: np.ndarray        # Oclgrind buffer number -> kernel argument index (-1: none)
+    # Oclgrind buffer number -> base address and kernel argument index (-1: none), with one
+    # extra last slot (base 0, no argument) for every buffer the layout does not know
+    base_slots: np.ndarray
+    arg_slots: np.ndarray
     site_opclass: np.ndarray     # site -> index into opclasses
     site_lanes: np.ndarray
     opclasses: pa.Array
     layout: dict
     vector_sites: bool = False
-    base_slots: np.ndarray | None = None  # base_table and arg_table with one extra slot (0, -1)
-    arg_slots: np.ndarray | None = None
     end: dict | None = None
     diagnostics: list[str] = field(default_factory=list)
     errors: int = 0
@@ -115,18 +115,16 @@ class Converter:
         for a in info["args"]:
             if "buffer" in a and a["buffer"] in self.layout.live:
                 arg_of.setdefault(a["buffer"], (a["index"], a["name"]))
-        base = self.layout.base_table()
+        base = np.append(self.layout.base_table(), np.uint64(0))  # the extra last slot
         args = np.full(len(base), -1, dtype=np.int32)
         for handle, (idx, _name) in arg_of.items():
             args[handle] = idx
         state = LaunchState(
-            launch=launch, kernel=kernel, info=info, base_table=base, arg_table=args,
+            launch=launch, kernel=kernel, info=info, base_slots=base, arg_slots=args,
             site_opclass=np.array([lookup[c] for c in sites["opclass"]], dtype=np.int32),
             site_lanes=np.array(sites["lanes"], dtype=np.int64),
             opclasses=pa.array(names, pa.string()), layout=self.layout.describe(arg_of),
             vector_sites=any(n != 1 for n in sites["lanes"]))
-        state.base_slots = np.append(base.astype(np.uint64), np.uint64(0))
-        state.arg_slots = np.append(args, np.int32(-1))
         self.launches.append(state)
         self.current = state
 
@@ -193,7 +191,7 @@ class Converter:
         # One lookup places every access: buffers the layout knows get their base and
         # argument, everything else (local/private in their layouts, unknown
         # buffers) lands on the extra last slot, base 0 and no argument.
-        nb = len(st.base_table)
+        nb = len(st.base_slots) - 1
         slot = np.minimum(buf, nb)
         address = st.base_slots[slot] + offset
         arg = st.arg_slots[slot]

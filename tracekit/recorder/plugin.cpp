@@ -95,33 +95,33 @@ struct GroupColumns
 
   size_t rows() const { return off.size() + cnt.size(); }
 
-  template <typename T> static void append(Column<T>& a, const Column<T>& b)
+  // Calls f(column of a, the same column of b) for every column, in the order of
+  // a GROUPS record (stream.h): the one list of columns there is.
+  template <typename A, typename B, typename F> static void zip(A& a, B& b, F&& f)
   {
-    a.insert(a.end(), b.begin(), b.end());
+    f(a.groups, b.groups);
+    f(a.naccs, b.naccs);
+    f(a.ninss, b.ninss);
+    f(a.off, b.off);
+    f(a.aitem, b.aitem);
+    f(a.aseq, b.aseq);
+    f(a.site, b.site);
+    f(a.buf, b.buf);
+    f(a.size, b.size);
+    f(a.kind, b.kind);
+    f(a.cnt, b.cnt);
+    f(a.iitem, b.iitem);
+    f(a.isite, b.isite);
+    f(a.iruns, b.iruns);
   }
   void append(const GroupColumns& g)
   {
-    append(groups, g.groups);
-    append(naccs, g.naccs);
-    append(ninss, g.ninss);
-    append(off, g.off);
-    append(cnt, g.cnt);
-    append(aitem, g.aitem);
-    append(aseq, g.aseq);
-    append(site, g.site);
-    append(buf, g.buf);
-    append(iitem, g.iitem);
-    append(isite, g.isite);
-    append(iruns, g.iruns);
-    append(size, g.size);
-    append(kind, g.kind);
+    zip(*this, g, [](auto& c, const auto& o) { c.insert(c.end(), o.begin(), o.end()); });
   }
   // Empties every column but keeps the memory, so a thread reuses it group after group.
   void clear()
   {
-    groups.clear(); naccs.clear(); ninss.clear(); off.clear(); cnt.clear();
-    aitem.clear(); aseq.clear(); site.clear(); buf.clear(); iitem.clear(); isite.clear(); iruns.clear();
-    size.clear(); kind.clear();
+    zip(*this, *this, [](auto& c, auto&) { c.clear(); });
   }
 };
 
@@ -314,29 +314,35 @@ private:
   bool m_stop = false;
   std::thread m_writer;
 
-  __attribute__((noinline)) void count(ThreadState* t, const WorkItem* wi, const llvm::Instruction* inst)
+  // The site of ``inst``: as a rule the one after the last site this thread saw.
+  uint32_t siteOf(const ThreadState* t, const llvm::Instruction* inst) const
   {
     uint32_t s = t->lastSite + 1;
-    if (s >= t->nsites || t->insts[s] != inst)
-      s = m_sites.find(inst);
+    if (s < t->nsites && t->insts[s] == inst)
+      return s;
+    return inst ? m_sites.find(inst) : SiteMap::NONE;
+  }
+  __attribute__((noinline)) void count(ThreadState* t, const WorkItem* wi, const llvm::Instruction* inst)
+  {
+    uint32_t s = siteOf(t, inst);
     if (s == SiteMap::NONE)
       return;
     t->lastSite = s;
-    ItemState* st = itemOf(wi);
-    // A site of no instruction class keeps a non-zero count that is never reset
-    // nor written: it stays off the touched list and off this path.
+    ItemState* st = itemOf(t, wi);
+    // Outside small kernels, a site of no instruction class keeps a non-zero count
+    // that is never reset nor written: it stays off the touched list and this path.
     if (st->counts[s]++ == 0 && t->counted[s] && !t->scanSites)
       st->touched.push_back(s);
   }
-  ItemState* itemOf(const WorkItem* wi)
+  ItemState* itemOf(ThreadState* t, const WorkItem* wi)
   {
-    if (wi == ts().lastItem)
-      return ts().lastState;
+    if (wi == t->lastItem)
+      return t->lastState;
     Size3 lid = wi->getLocalID();
     size_t idx = lid.x + m_local.x * (lid.y + m_local.y * lid.z);
-    ItemState* st = &ts().items[idx < ts().items.size() ? idx : 0];
-    ts().lastItem = wi;
-    ts().lastState = st;
+    ItemState* st = &t->items[idx < t->items.size() ? idx : 0];
+    t->lastItem = wi;
+    t->lastState = st;
     return st;
   }
 
@@ -356,12 +362,10 @@ private:
 
 void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t size, uint8_t op)
 {
-  ItemState* st = itemOf(wi);
-  const llvm::Instruction* inst = wi->getCurrentInstruction();
-  // The access belongs to the instruction after the last one counted, as a rule.
-  uint32_t site = ts().lastSite + 1;
-  if (site >= m_sites.size() || m_sites.instructions()[site] != inst)
-    site = inst ? m_sites.find(inst) : SiteMap::NONE;
+  ThreadState* t = &ts();
+  ItemState* st = itemOf(t, wi);
+  // the access belongs to the instruction being executed, not yet counted
+  uint32_t site = siteOf(t, wi->getCurrentInstruction());
   unsigned as = m->getAddressSpace();
   AccessRec r;
   r.site = site;
@@ -381,8 +385,8 @@ void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t s
     size_t buf = m->extractBuffer(addr);
     r.offset = m->extractOffset(addr);
     r.buffer = NO_BUFFER;
-    auto it = ts().layouts.find(m);
-    if (it != ts().layouts.end() && buf < it->second.base.size())
+    auto it = t->layouts.find(m);
+    if (it != t->layouts.end() && buf < it->second.base.size())
     {
       r.offset += it->second.base[buf];
       r.buffer = LAYOUT_BUFFER;
@@ -673,21 +677,7 @@ void Recorder::writeBatch(const GroupColumns& b, int32_t launch)
   };
   add(&h, sizeof(h));
   add(counts, sizeof(counts));
-  auto col = [&](const auto& v) { add(v.data(), v.size() * sizeof(v[0])); };
-  col(b.groups);
-  col(b.naccs);
-  col(b.ninss);
-  col(b.off);
-  col(b.aitem);
-  col(b.aseq);
-  col(b.site);
-  col(b.buf);
-  col(b.size);
-  col(b.kind);
-  col(b.cnt);
-  col(b.iitem);
-  col(b.isite);
-  col(b.iruns);
+  GroupColumns::zip(b, b, [&](const auto& v, const auto&) { add(v.data(), v.size() * sizeof(v[0])); });
   h.nbytes = total - sizeof(h);
   writeAll(iov, n);
 }
