@@ -230,3 +230,37 @@ def test_relative_kernel_path_stays_relative(tmp_path, monkeypatch):
                   args=["float[64]", "float[64]", "float[64]", "int:64"], out=tmp_path / "abs.tkt")
     t = open_trace(tmp_path / "abs.tkt")
     assert set(t.sites.to_pandas()["file"].dropna()) == {str(tmp_path / "kernels" / "va.cl")}
+
+
+def test_rows_are_canonical_when_work_items_interleave(tmp_path):
+    """Barriers make Oclgrind run work-items in turns, so accesses arrive interleaved;
+    the trace must still be ordered by (group, item, seq) with seq counting 0, 1, ...
+    per work-item, and a work-item's accesses must keep their program order."""
+    out = tmp_path / "tiled.tkt"
+    record_kernel(KERNELS / "matmul.cl", "matmul_tiled", global_size="32,32", local_size="16,16",
+                  args=["float[1024]=rand:1", "float[1024]=rand:2", "float[1024]", "int:32"], out=out)
+    a = open_trace(out).accesses.to_pandas()
+    key = a[["group", "item", "seq"]].to_numpy()
+    assert (np.diff(key[:, 0] * 2**40 + key[:, 1] * 2**20 + key[:, 2]) > 0).all()
+    counts = a.groupby(["group", "item"])["seq"].agg(lambda s: (s.to_numpy() == np.arange(len(s))).all())
+    assert counts.all()
+    # program order of one work-item: per tile, load A / store As / load B / store Bs,
+    # then 2 x TILE local loads; finally the store of C
+    first = a[(a.group == 3) & (a.item == 17)]
+    pattern = ["gl", "ls", "gl", "ls"] + ["ll"] * 32
+    assert (first.space.str[0] + first.op.str[0]).tolist() == pattern * 2 + ["gs"]
+
+
+def test_stream_space_and_op_codes_are_schema_positions():
+    """The plugin writes space and op as positions in trace v1's lists (stream.h), and
+    the converter uses them as dictionary indices without a lookup."""
+    from tracekit import schema
+    text = (Path(toolchain.__file__).parent / "stream.h").read_text()
+    for prefix, names in (("SPACE_", schema.SPACES), ("OP_", schema.OPS)):
+        for name in names:
+            code = f"{prefix}{name.upper()} = "
+            if name == "image":
+                continue  # no image accesses are recorded
+            assert code in text, code
+            value = int(text.split(code)[1].split(",")[0])
+            assert value == names.index(name), (name, value)

@@ -31,24 +31,25 @@ MANIFEST = "manifest.json"
 META_PREFIX = b"tracekit."
 
 # Encodings chosen so a recorded trace costs well under 4 bytes per access on disk
-# and is cheap to write while recording: string columns are dictionary/RLE encoded,
-# monotone-ish integers are delta-packed, addresses are split into byte streams
-# (the high bytes of neighbouring addresses repeat, so zstd removes them; on the
-# sample traces this beats delta-packing for size and speed alike), and small
-# integers (site, size, buffer) stay plain for zstd, which is faster to write
-# than hashing them into dictionaries and as small.
+# and is cheap to write while recording and to read back: string columns are
+# dictionary/RLE encoded, and every integer column is split into byte streams
+# (byte k of every value, then byte k+1, ...).  Neighbouring values share their
+# high bytes (addresses, groups, items, sequence numbers), so zstd removes those
+# streams almost entirely; on the recorded traces this is as small as
+# delta-packing, faster to write, and about three times faster to decode.  zstd's
+# fastest level loses little here (the streams are mostly runs) and keeps the
+# recorder's conversion cheap; large write batches cut the writer's per-batch work.
 _DICT_COLUMNS = ["kernel", "space", "op", "opclass"]
-_DELTA_COLUMNS = ["launch", "group", "item", "seq", "count"]
-_SPLIT_COLUMNS = ["address"]
 
 
 def _parquet_options(table_schema: pa.Schema) -> dict:
     names = set(table_schema.names)
-    encoding = {c: "DELTA_BINARY_PACKED" for c in _DELTA_COLUMNS if c in names}
-    encoding.update({c: "BYTE_STREAM_SPLIT" for c in _SPLIT_COLUMNS if c in names})
+    encoding = {f.name: "BYTE_STREAM_SPLIT" for f in table_schema
+                if pa.types.is_integer(f.type) or pa.types.is_floating(f.type)}
     return dict(
         compression="zstd",
-        compression_level=3,
+        compression_level=1,
+        write_batch_size=1 << 16,
         use_dictionary=[c for c in _DICT_COLUMNS if c in names],
         column_encoding=encoding,
         write_statistics=["launch", "group"] if "group" in names else True,

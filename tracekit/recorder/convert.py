@@ -20,9 +20,8 @@ from ..store import TraceWriter
 from . import stream
 from .layout import DeviceLayout
 
-#: Plugin space code (stream.h) -> index in schema.SPACES.
-_SPACE_INDEX = np.array([schema.SPACES.index(s) for s in ("private", "global", "constant", "local")],
-                        dtype=np.int32)
+#: The plugin's space and op codes (stream.h) are positions in these lists, so an
+#: access's ``kind`` byte holds both dictionary indices (tests/test_record.py checks).
 _SPACES = pa.array(schema.SPACES, pa.string())
 _OPS = pa.array(schema.OPS, pa.string())
 _CHUNK_ROWS = 1 << 18
@@ -45,6 +44,8 @@ class LaunchState:
     opclasses: pa.Array
     layout: dict
     vector_sites: bool = False
+    kernel_dictionary: pa.Array | None = None
+    launch_column: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
     end: dict | None = None
     diagnostics: list[str] = field(default_factory=list)
     errors: int = 0
@@ -66,6 +67,7 @@ class Converter:
         self._site_rows: list[pa.Table] = []
         self._blocks: list[stream.GroupBlock] = []
         self._pending = 0
+        self._zeros = np.empty(0, np.int32)
         self.orphan_logs: list[str] = []
 
     # -- records ---------------------------------------------------------------
@@ -124,7 +126,8 @@ class Converter:
             site_opclass=np.array([lookup[c] for c in sites["opclass"]], dtype=np.int32),
             site_lanes=np.array(sites["lanes"], dtype=np.int64),
             opclasses=pa.array(names, pa.string()), layout=self.layout.describe(arg_of),
-            vector_sites=any(n != 1 for n in sites["lanes"]))
+            vector_sites=any(n != 1 for n in sites["lanes"]),
+            kernel_dictionary=pa.array([kernel], pa.string()))
         self.launches.append(state)
         self.current = state
 
@@ -173,13 +176,18 @@ class Converter:
 
     @staticmethod
     def _dict(indices: np.ndarray, dictionary: pa.Array) -> pa.DictionaryArray:
-        return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), dictionary)
+        # the indices are built here from small lookup tables, so they are in range
+        return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), dictionary, safe=False)
 
     def _common(self, st: LaunchState, group: np.ndarray, item: np.ndarray, site: np.ndarray) -> dict:
         n = len(group)
+        if len(self._zeros) < n:
+            self._zeros = np.zeros(n, np.int32)
+        if len(st.launch_column) < n:
+            st.launch_column = np.full(n, st.launch, dtype=np.int32)
         return {
-            "kernel": self._dict(np.zeros(n, np.int32), pa.array([st.kernel], pa.string())),
-            "launch": pa.array(np.full(n, st.launch, dtype=np.int32)),
+            "kernel": self._dict(self._zeros[:n], st.kernel_dictionary),
+            "launch": pa.array(st.launch_column[:n]),
             "group": pa.array(group),
             "item": pa.array(item.view(np.int32)),
             # the plugin's "no site" (0xFFFFFFFF) reads as -1
@@ -193,17 +201,20 @@ class Converter:
         # buffers) lands on the extra last slot, base 0 and no argument.
         nb = len(st.base_slots) - 1
         slot = np.minimum(buf, nb)
-        address = st.base_slots[slot] + offset
+        address = st.base_slots[slot]
+        address += offset
         arg = st.arg_slots[slot]
-        st.unmapped += int(np.count_nonzero(buf >= nb)) - int(np.count_nonzero(buf == stream.LAYOUT32))
+        unplaced = int(np.count_nonzero(slot == nb))
+        if unplaced:
+            st.unmapped += unplaced - int(np.count_nonzero(buf == stream.LAYOUT32))
         cols = self._common(st, group, item, site)
         cols.update(
             seq=pa.array(b.seq.astype(np.int64)),
-            space=self._dict(_SPACE_INDEX[kind & 3], _SPACES),
+            space=self._dict((kind & 3).astype(np.int32), _SPACES),
             op=self._dict((kind >> 2).astype(np.int32), _OPS),
             address=pa.array(address),
             size=pa.array(size),
-            buffer=pa.array(arg, mask=arg < 0, type=pa.int32()),
+            buffer=_nullable_int32(arg) if len(arg) and arg.min() < 0 else pa.array(arg),
         )
         return pa.RecordBatch.from_pydict(cols, schema=schema.ACCESSES)
 
@@ -260,6 +271,13 @@ class Converter:
             "source": source_text if source_text is not None else info.get("source"),
             "registers_per_item": None, "metadata": json.dumps(meta, sort_keys=True),
         }
+
+
+def _nullable_int32(values: np.ndarray) -> pa.Array:
+    """``values`` (int32) as an Arrow array with negative values null, the validity
+    bitmap packed straight from the comparison (cheaper than a boolean mask)."""
+    valid = np.packbits(values >= 0, bitorder="little")
+    return pa.Array.from_buffers(pa.int32(), len(values), [pa.py_buffer(valid), pa.py_buffer(values)])
 
 
 def status_of(st: LaunchState, host_exit_code: int | None) -> str:

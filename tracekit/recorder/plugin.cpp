@@ -55,35 +55,69 @@ static const uint32_t NO_BUFFER = 0xFFFFFFFFu;
 // local/private access placed in its work-group's / work-item's layout (stream.h)
 static const uint32_t LAYOUT_BUFFER = 0xFFFFFFFEu;
 static const size_t FLUSH_BYTES = 4u << 20;
-static const size_t BATCH_ROWS = 1u << 18;
+static const size_t BATCH_ROWS = 1u << 16;
 static const size_t MAX_QUEUED = 4;
 static const size_t SCAN_SITES = 64;
 static const uint64_t LOCAL_ALIGN = 16;
 
-struct AccessRec
+// A growable array of plain values: resize() leaves new elements uninitialised
+// and appending is one memcpy.  The columns below are filled element by element
+// after a resize, or appended whole, so std::vector's per-element construction
+// (and zero-filling) would be wasted work on the hot path.
+template <typename T> struct Column
 {
-  uint64_t offset;
-  uint32_t site;
-  uint32_t buffer;
-  uint16_t size;
-  uint8_t kind;
-};
+  T* p = nullptr;
+  size_t n = 0, cap = 0;
 
-// An allocator whose resize() leaves new elements uninitialised: the columns
-// below are sized once per group and then written element by element, so
-// zero-filling them first would be wasted work.
-template <typename T> struct NoInit : std::allocator<T>
-{
-  template <typename U> struct rebind
+  Column() = default;
+  Column(const Column&) = delete;
+  Column& operator=(const Column&) = delete;
+  Column(Column&& o) noexcept : p(o.p), n(o.n), cap(o.cap) { o.p = nullptr, o.n = o.cap = 0; }
+  Column& operator=(Column&& o) noexcept
   {
-    using other = NoInit<U>;
-  };
-  NoInit() = default;
-  template <typename U> NoInit(const NoInit<U>&) {}
-  template <typename U> void construct(U* p) { ::new ((void*)p) U; }
-  template <typename U, typename... A> void construct(U* p, A&&... a) { ::new ((void*)p) U(std::forward<A>(a)...); }
+    std::swap(p, o.p), std::swap(n, o.n), std::swap(cap, o.cap);
+    return *this;
+  }
+  ~Column() { free(p); }
+
+  size_t size() const { return n; }
+  bool empty() const { return n == 0; }
+  T* data() { return p; }
+  const T* data() const { return p; }
+  T& operator[](size_t i) { return p[i]; }
+  const T& operator[](size_t i) const { return p[i]; }
+  T& back() { return p[n - 1]; }
+  void clear() { n = 0; }
+  void reserve(size_t c)
+  {
+    if (c <= cap)
+      return;
+    size_t nc = std::max<size_t>(c, std::max<size_t>(cap * 2, 256));
+    T* q = (T*)realloc(p, nc * sizeof(T));
+    if (!q)
+      throw std::bad_alloc();
+    p = q, cap = nc;
+  }
+  void resize(size_t m)
+  {
+    reserve(m);
+    n = m;
+  }
+  void push_back(T v)
+  {
+    if (__builtin_expect(n == cap, 0))
+      reserve(n + 1);
+    p[n++] = v;
+  }
+  void append(const Column& o)
+  {
+    if (o.n == 0)
+      return;
+    reserve(n + o.n);
+    std::memcpy(p + n, o.p, o.n * sizeof(T));
+    n += o.n;
+  }
 };
-template <typename T> using Column = std::vector<T, NoInit<T>>;
 
 // Columns of one or more consecutive recorded work-groups (see stream.h).
 struct GroupColumns
@@ -116,7 +150,7 @@ struct GroupColumns
   }
   void append(const GroupColumns& g)
   {
-    zip(*this, g, [](auto& c, const auto& o) { c.insert(c.end(), o.begin(), o.end()); });
+    zip(*this, g, [](auto& c, const auto& o) { c.append(o); });
   }
   // Empties every column but keeps the memory, so a thread reuses it group after group.
   void clear()
@@ -128,7 +162,7 @@ struct GroupColumns
 // One work-item's share of a recorded work-group.
 struct ItemState
 {
-  std::vector<AccessRec> acc;
+  uint32_t nacc = 0;              // accesses so far (the next one's seq)
   std::vector<uint32_t> counts;   // executions per site (dense)
   std::vector<uint32_t> touched;  // sites with a non-zero count
 };
@@ -160,7 +194,21 @@ struct alignas(128) ThreadState  // aligned: threads never share a cache line of
   int32_t launch = -1;
   uint64_t group = 0;
   std::vector<ItemState> items;
-  GroupColumns done;  // the finished group's columns, built before taking the lock
+  // The group's columns: accesses are written here as they happen, in arrival
+  // order; instruction counts are added when the group ends, outside the lock.
+  GroupColumns done;
+  size_t accRows = 0;        // accesses in ``done`` (its access columns are sized at the end)
+  size_t accCap = 0;         // rows every access column of ``done`` has room for
+  uint32_t lastAccItem = 0;  // work-item of the last access
+  bool accInOrder = true;    // accesses arrived item after item (no interleaving)
+  GroupColumns scratch;      // reordering space when they did not
+  // How the last Memory seen splits an address into buffer number and offset
+  // (read off Oclgrind once, then done inline); valid for the current group,
+  // whose local and private Memory objects live as long as it does.
+  const Memory* decodeMem = nullptr;
+  unsigned decodeSpace = 0;
+  unsigned bufferBits = 0;
+  uint64_t offsetMask = 0;
   std::unordered_map<const Memory*, SpaceLayout> layouts;
 };
 // Per-thread state lives behind a plain (constant-initialised) thread_local
@@ -360,40 +408,100 @@ private:
 
 // --- memory accesses ------------------------------------------------------
 
+// Reads how ``m`` splits addresses (Oclgrind keeps the buffer number in the top
+// bits) and checks the inline split against Oclgrind's own on ``addr``; if the two
+// ever disagreed, every address would be split by calling Oclgrind.
+static bool learnDecoding(ThreadState* t, const Memory* m, size_t addr)
+{
+  uint64_t bufferMask = m->extractBuffer(~(size_t)0);
+  unsigned bits = (unsigned)__builtin_popcountll(bufferMask);
+  uint64_t offsetMask = m->extractOffset(~(size_t)0);
+  bool ok = bits < 64 && bufferMask == (1ull << bits) - 1 &&
+            (bits ? (uint64_t)addr >> (64 - bits) : 0) == m->extractBuffer(addr) &&
+            (addr & offsetMask) == m->extractOffset(addr);
+  if (!ok)
+    return false;
+  t->decodeMem = m;
+  t->decodeSpace = m->getAddressSpace();
+  t->bufferBits = bits;
+  t->offsetMask = offsetMask;
+  return true;
+}
+
+// Makes room for more accesses in every access column of the thread's group.
+static void growAccesses(ThreadState* t)
+{
+  GroupColumns& d = t->done;
+  size_t want = std::max<size_t>(t->accRows * 2, 1024);
+  d.off.reserve(want);
+  d.aitem.reserve(want);
+  d.aseq.reserve(want);
+  d.site.reserve(want);
+  d.buf.reserve(want);
+  d.size.reserve(want);
+  d.kind.reserve(want);
+  t->accCap = want;
+}
+
 void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t size, uint8_t op)
 {
   ThreadState* t = &ts();
   ItemState* st = itemOf(t, wi);
   // the access belongs to the instruction being executed, not yet counted
   uint32_t site = siteOf(t, wi->getCurrentInstruction());
-  unsigned as = m->getAddressSpace();
-  AccessRec r;
-  r.site = site;
-  r.size = (uint16_t)std::min<size_t>(size, 0xFFFF);
+  unsigned as;
+  uint64_t offset;
+  size_t buf;
+  if (__builtin_expect(m == t->decodeMem || learnDecoding(t, m, addr), 1))
+  {
+    as = t->decodeSpace;
+    offset = addr & t->offsetMask;
+    buf = t->bufferBits ? addr >> (64 - t->bufferBits) : 0;
+  }
+  else
+  {
+    as = m->getAddressSpace();
+    offset = m->extractOffset(addr);
+    buf = m->extractBuffer(addr);
+  }
+  uint32_t buffer;
   uint8_t space;
   if (as == AddrSpaceGlobal || as == AddrSpaceConstant)
   {
     bool constant = as == AddrSpaceConstant ||
                     (site != SiteMap::NONE && m_siteSpace[site] == AddrSpaceConstant);
     space = constant ? SPACE_CONSTANT : SPACE_GLOBAL;
-    r.buffer = (uint32_t)m->extractBuffer(addr);
-    r.offset = m->extractOffset(addr);
+    buffer = (uint32_t)buf;
   }
   else
   {
     space = as == AddrSpaceLocal ? SPACE_LOCAL : SPACE_PRIVATE;
-    size_t buf = m->extractBuffer(addr);
-    r.offset = m->extractOffset(addr);
-    r.buffer = NO_BUFFER;
+    buffer = NO_BUFFER;
     auto it = t->layouts.find(m);
     if (it != t->layouts.end() && buf < it->second.base.size())
     {
-      r.offset += it->second.base[buf];
-      r.buffer = LAYOUT_BUFFER;
+      offset += it->second.base[buf];
+      buffer = LAYOUT_BUFFER;
     }
   }
-  r.kind = (uint8_t)(space | (op << 2));
-  st->acc.push_back(r);
+  // Straight into the group's columns.  Work-items run one after another until
+  // a barrier, so the rows are usually in canonical (item, seq) order already;
+  // if not, the group is reordered once when it ends.
+  uint32_t item = (uint32_t)(st - t->items.data());
+  t->accInOrder &= item >= t->lastAccItem;
+  t->lastAccItem = item;
+  size_t r = t->accRows;
+  if (__builtin_expect(r == t->accCap, 0))
+    growAccesses(t);
+  GroupColumns& d = t->done;
+  d.off.p[r] = offset;
+  d.aitem.p[r] = item;
+  d.aseq.p[r] = st->nacc++;
+  d.site.p[r] = site;
+  d.buf.p[r] = buffer;
+  d.size.p[r] = (uint16_t)std::min<size_t>(size, 0xFFFF);
+  d.kind.p[r] = (uint8_t)(space | (op << 2));
+  t->accRows = r + 1;
 }
 
 void Recorder::memoryAllocated(const Memory* m, size_t addr, size_t size, cl_mem_flags flags,
@@ -464,47 +572,83 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
 {
   Size3 gid = wg->getGroupID();
   uint64_t g = gid.x + m_groups.x * (gid.y + m_groups.y * gid.z);
-  bool rec = m_sampler.pick(g);
-  ts().recording = rec;
-  ts().lastItem = nullptr;
-  if (!rec)
+  ThreadState& t = ts();
+  t.recording = m_sampler.pick(g);
+  t.lastItem = nullptr;
+  if (!t.recording)
     return;
-  if (ts().launch != m_launch)
+  if (t.launch != m_launch)
     startThreadLaunch();
-  ts().group = g;
-  auto it = ts().layouts.find(wg->getLocalMemory());
-  if (it != ts().layouts.end())
+  t.group = g;
+  GroupColumns& d = t.done;
+  d.clear();
+  t.accRows = 0;
+  t.accCap = std::min({d.off.cap, d.aitem.cap, d.aseq.cap, d.site.cap, d.buf.cap, d.size.cap, d.kind.cap});
+  t.lastAccItem = 0;
+  t.accInOrder = true;
+  t.decodeMem = nullptr;
+  auto it = t.layouts.find(wg->getLocalMemory());
+  if (it != t.layouts.end())
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_localBytes = std::max<uint64_t>(m_localBytes, it->second.bump);
   }
 }
 
-// Appends this thread's finished group to ``g``, column by column, and resets
-// the per-item state for the next group.  Instruction counts go out as runs: a
+// Puts the group's accesses in canonical (item, seq) order when work-items
+// interleaved (barriers): a stable counting sort by work-item, so each item's
+// accesses keep their order.
+static void reorderAccesses(ThreadState& t)
+{
+  GroupColumns& g = t.done;
+  const size_t nacc = g.off.size();
+  Column<uint32_t>& dst = t.scratch.iitem;  // destination row of each access
+  Column<uint32_t>& next = t.scratch.isite; // next free row of each work-item
+  next.resize(t.items.size());
+  uint32_t at = 0;
+  for (size_t i = 0; i < t.items.size(); i++)
+  {
+    next[i] = at;
+    at += t.items[i].nacc;
+  }
+  dst.resize(nacc);
+  for (size_t r = 0; r < nacc; r++)
+    dst[r] = next[g.aitem[r]]++;
+  auto permute = [&](auto& col, auto& tmp) {
+    tmp.resize(nacc);
+    for (size_t r = 0; r < nacc; r++)
+      tmp[dst[r]] = col[r];
+    std::swap(col, tmp);
+  };
+  permute(g.off, t.scratch.off);
+  permute(g.aitem, t.scratch.aitem);
+  permute(g.aseq, t.scratch.aseq);
+  permute(g.site, t.scratch.site);
+  permute(g.buf, t.scratch.buf);
+  permute(g.size, t.scratch.size);
+  permute(g.kind, t.scratch.kind);
+}
+
+// Completes the thread's group in ``t.done``: accesses in canonical order, the
+// group's header, then its instruction counts; resets the per-item state for the
+// next group.  Instruction counts go out as runs: a
 // work-item whose (site, count) list equals the previous item's adds one to
 // that run's ``iruns`` instead of writing its own rows (most items of a launch
 // execute every site equally often, so a group is usually a single run).
-static void appendGroup(GroupColumns& g)
+static void finishGroup(ThreadState& t)
 {
-  ThreadState& t = ts();
-  size_t nacc = 0, nins = 0;
+  GroupColumns& g = t.done;
+  for (auto* c : {&g.off.n, &g.aitem.n, &g.aseq.n, &g.site.n, &g.buf.n, &g.size.n, &g.kind.n})
+    *c = t.accRows;
+  if (!t.accInOrder)
+    reorderAccesses(t);
+  size_t nins = 0;
   for (ItemState& it : t.items)
-  {
-    nacc += it.acc.size();
     nins += t.scanSites ? t.nsites : it.touched.size();
-  }
-  g.groups.push_back(ts().group);
-  g.naccs.push_back(nacc);
+  g.groups.push_back(t.group);
+  g.naccs.push_back(g.off.size());
   g.ninss.push_back(nins);
-  size_t a = g.off.size(), n = g.cnt.size(), n0 = n;
-  g.off.resize(a + nacc);
-  g.aitem.resize(a + nacc);
-  g.aseq.resize(a + nacc);
-  g.site.resize(a + nacc);
-  g.buf.resize(a + nacc);
-  g.size.resize(a + nacc);
-  g.kind.resize(a + nacc);
+  size_t n = g.cnt.size(), n0 = n;
   g.cnt.resize(n + nins);
   g.iitem.resize(n + nins);
   g.isite.resize(n + nins);
@@ -516,18 +660,7 @@ static void appendGroup(GroupColumns& g)
   for (uint32_t i = 0; i < t.items.size(); i++)
   {
     ItemState& it = t.items[i];
-    uint32_t seq = 0;
-    for (const AccessRec& r : it.acc)
-    {
-      g.off[a] = r.offset;
-      g.aitem[a] = i;
-      g.aseq[a] = seq++;
-      g.site[a] = r.site;
-      g.buf[a] = r.buffer;
-      g.size[a] = r.size;
-      g.kind[a++] = r.kind;
-    }
-    it.acc.clear();
+    it.nacc = 0;
     if (t.scanSites)
     {
       // the whole count array of a small kernel is compared and cleared at once
@@ -599,10 +732,9 @@ void Recorder::workGroupComplete(const WorkGroup* wg)
   ThreadState& t = ts();
   t.recording = false;
   t.lastItem = nullptr;
-  // Columns are built from the per-item state outside the lock: other workers
-  // only wait for the short hand-over below.
-  t.done.clear();
-  appendGroup(t.done);
+  // The group is completed outside the lock: other workers only wait for the
+  // short hand-over below.
+  finishGroup(t);
   std::lock_guard<std::mutex> lock(m_mutex);
   if (t.group == m_nextGroup && m_pending.empty())
   {

@@ -38,12 +38,14 @@ enum RecordType : uint32_t
 // (offset already includes the allocation's base) and 0xFFFFFFFF when unknown.
 // An instruction-count row stands for ``items`` consecutive work-items from
 // ``item`` on, each with that count at that site (trace v1's runs).
+// Space and op codes are the positions in trace v1's SPACES and OPS lists
+// (tracekit/schema.py), so the converter uses them as dictionary indices as they are.
 enum Space : uint8_t
 {
-  SPACE_PRIVATE = 0,
-  SPACE_GLOBAL = 1,
+  SPACE_GLOBAL = 0,
+  SPACE_LOCAL = 1,
   SPACE_CONSTANT = 2,
-  SPACE_LOCAL = 3,
+  SPACE_PRIVATE = 3,
 };
 enum Op : uint8_t
 {
