@@ -1,6 +1,6 @@
 """Turning the plugin's stream into trace v1 tables, in one streaming pass.
 
-Group blocks are collected until about a million accesses are pending, then
+Group blocks are collected until about 128K rows are pending, then
 converted together with numpy (device addresses, per-item ``seq``, dictionary
 columns) and handed to :class:`~tracekit.store.TraceWriter`.  The plugin
 already writes groups in increasing index and accesses item by item, so no
@@ -24,7 +24,7 @@ from .layout import DeviceLayout
 #: access's ``kind`` byte holds both dictionary indices (tests/test_record.py checks).
 _SPACES = pa.array(schema.SPACES, pa.string())
 _OPS = pa.array(schema.OPS, pa.string())
-_CHUNK_ROWS = 1 << 18
+_CHUNK_ROWS = 1 << 17
 MAX_DIAGNOSTICS = 50
 
 

@@ -177,20 +177,23 @@ struct SpaceLayout
 };
 
 // What the per-instruction path needs sits at the front, read through one
-// pointer: whether this thread's group is recorded, the site list of the launch
-// (copied here, so no plugin member is touched), and the current work-item.
+// pointer: the site list of the launch (a copy, ending in a null entry so the
+// successor of the last site needs no bounds check), the current work-item and
+// its count array.
 struct alignas(128) ThreadState  // aligned: threads never share a cache line of it
 {
-  bool recording = false;
   uint32_t lastSite = 0;
   uint32_t nsites = 0;
   const llvm::Instruction* const* insts = nullptr;
-  const uint8_t* counted = nullptr;
+  const WorkItem* lastItem = nullptr;
+  uint32_t* lastCounts = nullptr;  // lastState->counts
   // Small kernels: count every site on the common path and find the executed
   // ones by scanning all sites when the group ends, instead of keeping a list.
   bool scanSites = false;
-  const WorkItem* lastItem = nullptr;
+  bool recording = false;
+  const uint8_t* counted = nullptr;
   ItemState* lastState = nullptr;
+  std::vector<const llvm::Instruction*> siteInsts;  // insts points here
   int32_t launch = -1;
   uint64_t group = 0;
   std::vector<ItemState> items;
@@ -215,11 +218,13 @@ struct alignas(128) ThreadState  // aligned: threads never share a cache line of
 // pointer: a thread_local object with a constructor would make every access on
 // the per-instruction path go through a TLS wrapper call.
 static thread_local ThreadState* t_state = nullptr;
+// The same pointer while the thread runs a recorded work-group, null otherwise:
+// the one test every callback makes first.
+static thread_local ThreadState* t_rec = nullptr;
 
 static inline bool recording()
 {
-  ThreadState* s = t_state;
-  return s && s->recording;
+  return t_rec != nullptr;
 }
 
 static inline ThreadState& ts()
@@ -276,17 +281,17 @@ public:
   void instructionExecuted(const WorkItem* wi, const llvm::Instruction* inst,
                            const TypedValue& result) override
   {
-    ThreadState* t = t_state;
-    if (!t || !t->recording)
+    ThreadState* t = t_rec;
+    if (!t)
       return;
     // Straight-line code runs site after site, in one work-item: try the
     // successor of the last site first.  Anything else
     // (a jump, another work-item, a site's first execution) is the out-of-line
     // general path, a tail call, so this path saves no registers.
     uint32_t s = t->lastSite + 1;
-    if (__builtin_expect(s < t->nsites && t->insts[s] == inst && wi == t->lastItem, 1))
+    if (__builtin_expect(t->insts[s] == inst && wi == t->lastItem, 1))
     {
-      uint32_t& c = t->lastState->counts[s];
+      uint32_t& c = t->lastCounts[s];
       if (__builtin_expect(c != 0 || t->scanSites, 1))
       {
         c++;
@@ -366,7 +371,7 @@ private:
   uint32_t siteOf(const ThreadState* t, const llvm::Instruction* inst) const
   {
     uint32_t s = t->lastSite + 1;
-    if (s < t->nsites && t->insts[s] == inst)
+    if (t->insts[s] == inst)
       return s;
     return inst ? m_sites.find(inst) : SiteMap::NONE;
   }
@@ -391,6 +396,7 @@ private:
     ItemState* st = &t->items[idx < t->items.size() ? idx : 0];
     t->lastItem = wi;
     t->lastState = st;
+    t->lastCounts = st->counts.data();
     return st;
   }
 
@@ -558,7 +564,9 @@ void Recorder::log(MessageType type, const char* message)
 void Recorder::startThreadLaunch()
 {
   ts().launch = m_launch;
-  ts().insts = m_sites.instructions().data();
+  ts().siteInsts = m_sites.instructions();
+  ts().siteInsts.push_back(nullptr);  // the sentinel after the last site
+  ts().insts = ts().siteInsts.data();
   ts().nsites = (uint32_t)m_sites.size();
   ts().counted = m_siteCounted.data();
   ts().scanSites = m_sites.size() <= SCAN_SITES;
@@ -575,6 +583,7 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
   ThreadState& t = ts();
   t.recording = m_sampler.pick(g);
   t.lastItem = nullptr;
+  t_rec = t.recording ? &t : nullptr;
   if (!t.recording)
     return;
   if (t.launch != m_launch)
@@ -731,6 +740,7 @@ void Recorder::workGroupComplete(const WorkGroup* wg)
     return;
   ThreadState& t = ts();
   t.recording = false;
+  t_rec = nullptr;
   t.lastItem = nullptr;
   // The group is completed outside the lock: other workers only wait for the
   // short hand-over below.
@@ -1035,13 +1045,13 @@ void Recorder::kernelEnd(const KernelInvocation* ki)
 
 static tracekit::Recorder* g_recorder = nullptr;
 
-extern "C" void initializePlugins(Context* context)
+extern "C" __attribute__((visibility("default"))) void initializePlugins(Context* context)
 {
   g_recorder = new tracekit::Recorder(context);
   context->registerPlugin(g_recorder);
 }
 
-extern "C" void releasePlugins(Context* context)
+extern "C" __attribute__((visibility("default"))) void releasePlugins(Context* context)
 {
   context->unregisterPlugin(g_recorder);
   delete g_recorder;

@@ -130,17 +130,20 @@ class PipeReader:
             pass  # larger pipe buffers are an optimisation only
         self._f = open(fd, "rb", buffering=0, closefd=True)  # noqa: SIM115 - closed by close()
 
-    def read(self, n: int) -> bytearray:
-        """Up to ``n`` bytes: fewer only at the end of the stream."""
-        buf = bytearray(n)
-        view, got = memoryview(buf), 0
+    def read(self, n: int) -> memoryview:
+        """Up to ``n`` bytes: fewer only at the end of the stream.
+
+        The buffer is left uninitialised (``np.empty``): the pipe fills it, and
+        zero-filling megabytes first would be wasted work on every record.
+        """
+        view = memoryview(np.empty(n, np.uint8))
+        got = 0
         while got < n:
             k = self._f.readinto(view[got:])
             if not k:
-                del view
-                return buf[:got]
+                return view[:got]
             got += k
-        return buf
+        return view
 
     def close(self) -> None:
         self._f.close()
