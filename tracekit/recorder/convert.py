@@ -68,6 +68,7 @@ class Converter:
         self._blocks: list[stream.GroupBlock] = []
         self._pending = 0
         self._zeros = np.empty(0, np.int32)
+        self._scratch = _Scratch()
         self.orphan_logs: list[str] = []
 
     # -- records ---------------------------------------------------------------
@@ -162,11 +163,12 @@ class Converter:
         st = self.current
         if not blocks or st is None:
             return
+        out = self._scratch.start(sum(len(b.offset) for b in blocks))
         accesses, instructions = [], []
         for b in blocks:
             groups = b.groups.view(np.int64)
             if len(b.offset):
-                accesses.append(self._accesses(st, b, np.repeat(groups, b.naccs.view(np.int64))))
+                accesses.append(self._accesses(st, b, groups, out))
             if len(b.count):
                 instructions.append(self._instructions(st, b, np.repeat(groups, b.ninss.view(np.int64))))
         if accesses:
@@ -194,27 +196,37 @@ class Converter:
             "site": pa.array(site.view(np.int32)),
         }
 
-    def _accesses(self, st: LaunchState, b: stream.GroupBlock, group: np.ndarray) -> pa.RecordBatch:
+    def _accesses(self, st: LaunchState, b: stream.GroupBlock, groups: np.ndarray,
+                  out: _Scratch) -> pa.RecordBatch:
+        """One block's access rows; computed columns go into this chunk's scratch arrays."""
         offset, item, site, buf, size, kind = b.offset, b.item, b.site, b.buffer, b.size, b.kind
+        n = len(offset)
+        group = out.take("group", np.int64, n)
+        repeat_into(group, groups, b.naccs.view(np.int64))
         # One lookup places every access: buffers the layout knows get their base and
         # argument, everything else (local/private in their layouts, unknown
         # buffers) lands on the extra last slot, base 0 and no argument.
         nb = len(st.base_slots) - 1
-        slot = np.minimum(buf, nb)
-        address = st.base_slots[slot]
+        slot = out.take("slot", np.intp, n)
+        np.minimum(buf, nb, out=slot, casting="unsafe")
+        address = np.take(st.base_slots, slot, out=out.take("address", np.uint64, n), mode="clip")
         address += offset
-        arg = st.arg_slots[slot]
-        unplaced = int(np.count_nonzero(slot == nb))
+        arg = np.take(st.arg_slots, slot, out=out.take("arg", np.int32, n), mode="clip")
+        unplaced = int(np.count_nonzero(buf >= nb))
         if unplaced:
             st.unmapped += unplaced - int(np.count_nonzero(buf == stream.LAYOUT32))
+        seq = out.take("seq", np.int64, n)
+        seq[:] = b.seq
+        space = np.bitwise_and(kind, 3, out=out.take("space", np.int32, n), casting="unsafe")
+        op = np.right_shift(kind, 2, out=out.take("op", np.int32, n), casting="unsafe")
         cols = self._common(st, group, item, site)
         cols.update(
-            seq=pa.array(b.seq.astype(np.int64)),
-            space=self._dict((kind & 3).astype(np.int32), _SPACES),
-            op=self._dict((kind >> 2).astype(np.int32), _OPS),
+            seq=pa.array(seq),
+            space=self._dict(space, _SPACES),
+            op=self._dict(op, _OPS),
             address=pa.array(address),
             size=pa.array(size),
-            buffer=_nullable_int32(arg) if len(arg) and arg.min() < 0 else pa.array(arg),
+            buffer=_nullable_int32(arg) if n and arg.min() < 0 else pa.array(arg),
         )
         return pa.RecordBatch.from_pydict(cols, schema=schema.ACCESSES)
 
@@ -271,6 +283,56 @@ class Converter:
             "source": source_text if source_text is not None else info.get("source"),
             "registers_per_item": None, "metadata": json.dumps(meta, sort_keys=True),
         }
+
+
+class _Scratch:
+    """Column arrays reused from one chunk to the next.
+
+    Every chunk needs the same computed columns (device address, group, widened
+    sequence numbers, dictionary indices); fresh numpy arrays for them would be
+    new memory each time, and the page faults of first touching it cost as much
+    as the arithmetic.  The arrays only have to outlive one ``write_accesses``:
+    the Parquet writer copies values into its own pages.
+    """
+
+    def __init__(self) -> None:
+        self._arrays: dict[str, np.ndarray] = {}
+        self._used: dict[str, int] = {}
+        self._rows = 0
+
+    def start(self, rows: int) -> _Scratch:
+        """Begin a chunk of ``rows`` rows: views handed out before are free again."""
+        self._rows = rows
+        self._used.clear()
+        return self
+
+    def take(self, name: str, dtype, n: int) -> np.ndarray:
+        """The next ``n`` rows of column ``name`` within the current chunk."""
+        at = self._used.get(name, 0)
+        a = self._arrays.get(name)
+        if a is None or a.dtype != dtype or len(a) < max(self._rows, at + n):
+            if at:
+                raise RuntimeError(f"scratch column {name} outgrew its chunk")
+            a = self._arrays[name] = np.empty(max(self._rows, n), dtype)
+        self._used[name] = at + n
+        return a[at:at + n]
+
+
+def repeat_into(out: np.ndarray, values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``out[:] = np.repeat(values, counts)`` without a temporary array.
+
+    The differences between consecutive values land where each run starts and
+    a running sum spreads them; values with a zero count are skipped.
+    """
+    keep = counts > 0
+    if not keep.all():
+        values, counts = values[keep], counts[keep]
+    if not len(out):
+        return out
+    out.fill(0)
+    out[0] = values[0]
+    out[np.cumsum(counts[:-1])] = np.diff(values)
+    return np.cumsum(out, out=out)
 
 
 def _nullable_int32(values: np.ndarray) -> pa.Array:
