@@ -31,14 +31,13 @@ MANIFEST = "manifest.json"
 META_PREFIX = b"tracekit."
 
 # Encodings chosen so a recorded trace costs well under 4 bytes per access on disk
-# and is cheap to write while recording and to read back: string columns are
-# dictionary/RLE encoded, and every integer column is split into byte streams
-# (byte k of every value, then byte k+1, ...).  Neighbouring values share their
-# high bytes (addresses, groups, items, sequence numbers), so zstd removes those
-# streams almost entirely; on the recorded traces this is as small as
-# delta-packing, faster to write, and about three times faster to decode.  zstd's
-# fastest level loses little here (the streams are mostly runs) and keeps the
-# recorder's conversion cheap; large write batches cut the writer's per-batch work.
+# and is cheap to write while recording: string columns are dictionary/RLE
+# encoded, and every integer column is split into byte streams (byte k of every
+# value, then byte k+1, ...).  Neighbouring rows share their high bytes
+# (addresses, groups, work-items, sequence numbers), so zstd all but removes
+# those streams; on recorded traces this is as small as delta-packing, a third
+# faster to write and as fast to read (docs/trace-format.md).  zstd's fastest
+# level loses little on such runs; large write batches cut per-batch work.
 _DICT_COLUMNS = ["kernel", "space", "op", "opclass"]
 
 
