@@ -4,12 +4,14 @@
 //
 // Threading: Oclgrind runs work-groups on several worker threads.  Everything a
 // work-group produces is kept in thread-local state and handed over, whole, when
-// the group completes; a mutex-protected reorder buffer then collects groups in
-// increasing linear index, which is the canonical row order of trace v1.  Full
-// batches go to a writer thread of the plugin's own, so an Oclgrind worker never
-// waits on the pipe while the reader is busy converting (only a backlog of
-// MAX_QUEUED batches makes workers wait); each launch's end waits until
-// everything before it is written.
+// the group completes: pushed onto a lock-free inbox, so a worker never waits for
+// another (a worker preempted while holding a lock would stall the rest).
+// Whichever worker then gets the mutex without waiting moves the inbox into a
+// reorder buffer that collects groups in increasing linear index, the canonical
+// row order of trace v1.  Full batches go to a writer thread of the plugin's own,
+// so a worker never waits on the pipe while the reader is busy converting (only
+// a backlog of MAX_QUEUED batches, or of MAX_INFLIGHT groups, makes workers wait);
+// each launch's end waits until everything before it is written.
 //
 // Environment: TRACEKIT_FD (descriptor to write to) or TRACEKIT_OUT (path),
 // TRACEKIT_SAMPLE (see sampler.h).
@@ -57,6 +59,7 @@ static const uint32_t LAYOUT_BUFFER = 0xFFFFFFFEu;
 static const size_t FLUSH_BYTES = 4u << 20;
 static const size_t BATCH_ROWS = 1u << 16;
 static const size_t MAX_QUEUED = 4;
+static const long MAX_INFLIGHT = 256;  // finished groups not yet in a batch
 static const size_t SCAN_SITES = 64;
 static const uint64_t LOCAL_ALIGN = 16;
 
@@ -159,6 +162,25 @@ struct GroupColumns
   }
 };
 
+// A finished group on its way from a worker to the ordered batch; a node of the
+// lock-free inbox and free lists.
+struct DoneGroup
+{
+  uint64_t group = 0;
+  GroupColumns cols;
+  DoneGroup* next = nullptr;
+};
+
+// Lock-free stack of nodes.  Nodes are pushed one at a time and only ever taken
+// all at once (exchange), which is safe from the ABA problem without counters.
+static void pushNode(std::atomic<DoneGroup*>& head, DoneGroup* d)
+{
+  DoneGroup* h = head.load(std::memory_order_relaxed);
+  do
+    d->next = h;
+  while (!head.compare_exchange_weak(h, d, std::memory_order_release, std::memory_order_relaxed));
+}
+
 // One work-item's share of a recorded work-group.
 struct ItemState
 {
@@ -213,6 +235,7 @@ struct alignas(128) ThreadState  // aligned: threads never share a cache line of
   unsigned bufferBits = 0;
   uint64_t offsetMask = 0;
   std::unordered_map<const Memory*, SpaceLayout> layouts;
+  DoneGroup* freeNodes = nullptr;  // this thread's share of emptied hand-over nodes
 };
 // Per-thread state lives behind a plain (constant-initialised) thread_local
 // pointer: a thread_local object with a constructor would make every access on
@@ -267,6 +290,12 @@ public:
     }
     m_qcv.notify_all();
     m_writer.join();
+    for (DoneGroup* d = m_free.exchange(nullptr); d;)
+    {
+      DoneGroup* next = d->next;
+      delete d;
+      d = next;
+    }
     if (m_fd >= 0 && !getenv("TRACEKIT_FD"))
       close(m_fd);
   }
@@ -344,8 +373,10 @@ private:
   uint64_t m_nextGroup = 0;
   uint64_t m_groupsRecorded = 0;
   uint64_t m_localBytes = 0;
-  std::map<uint64_t, GroupColumns> m_pending;
-  std::vector<GroupColumns> m_recycled;  // emptied pending entries, kept for their memory
+  std::map<uint64_t, DoneGroup*> m_pending;
+  std::atomic<DoneGroup*> m_inbox{nullptr};  // finished groups, not yet in m_pending
+  std::atomic<DoneGroup*> m_free{nullptr};   // emptied nodes, for any worker to take
+  std::atomic<long> m_inflight{0};           // groups in the inbox or m_pending
   GroupColumns m_batch;
 
   // The writer thread's queue: serialised records (bytes) and group batches, in
@@ -404,6 +435,8 @@ private:
   void startThreadLaunch();
   void emitBatchLocked();
   void drainLocked(bool all);
+  void absorbLocked();
+  DoneGroup* takeNode(ThreadState& t);
   void flushLocked();
   void waitWrittenLocked();
   void writerLoop();
@@ -742,33 +775,49 @@ void Recorder::workGroupComplete(const WorkGroup* wg)
   t.recording = false;
   t_rec = nullptr;
   t.lastItem = nullptr;
-  // The group is completed outside the lock: other workers only wait for the
-  // short hand-over below.
   finishGroup(t);
-  std::lock_guard<std::mutex> lock(m_mutex);
-  if (t.group == m_nextGroup && m_pending.empty())
-  {
-    // the common case: the group everyone waits for goes straight into the batch
-    m_batch.append(t.done);
-    m_groupsRecorded++;
-    m_nextGroup = m_sampler.next(t.group + 1);
-    if (m_batch.rows() >= BATCH_ROWS)
-      emitBatchLocked();
-  }
-  else
-  {
-    // a copy into recycled columns: no column memory moves between threads'
-    // allocator arenas, and the thread keeps its own buffers
-    GroupColumns& g = m_pending[t.group];
-    if (!m_recycled.empty())
-    {
-      std::swap(g, m_recycled.back());
-      m_recycled.pop_back();
-    }
-    g.clear();
-    g.append(t.done);
-  }
+  // Hand-over: the finished columns move into a node (a swap, the thread keeps the
+  // node's emptied columns for its next group) and the node onto the inbox.
+  DoneGroup* d = takeNode(t);
+  d->group = t.group;
+  std::swap(d->cols, t.done);
+  pushNode(m_inbox, d);
+  // Ordering is done by whoever holds the mutex; a worker that finds it taken goes
+  // on with its next group, unless too many groups are already waiting.
+  if (m_inflight.fetch_add(1, std::memory_order_relaxed) + 1 > MAX_INFLIGHT)
+    m_mutex.lock();
+  else if (!m_mutex.try_lock())
+    return;
+  std::lock_guard<std::mutex> lock(m_mutex, std::adopt_lock);
+  absorbLocked();
   drainLocked(false);
+}
+
+// An emptied node: from the thread's own list, else all of the shared free list
+// at once, else a new one.
+DoneGroup* Recorder::takeNode(ThreadState& t)
+{
+  if (!t.freeNodes)
+    t.freeNodes = m_free.exchange(nullptr, std::memory_order_acquire);
+  DoneGroup* d = t.freeNodes;
+  if (d)
+    t.freeNodes = d->next;
+  else
+    d = new DoneGroup();
+  d->next = nullptr;
+  return d;
+}
+
+// Moves every group of the inbox into the reorder buffer.
+void Recorder::absorbLocked()
+{
+  DoneGroup* d = m_inbox.exchange(nullptr, std::memory_order_acquire);
+  while (d)
+  {
+    DoneGroup* next = d->next;
+    m_pending.emplace(d->group, d);
+    d = next;
+  }
 }
 
 // Hands the batch of consecutive groups to the writer thread (one GROUPS record).
@@ -834,12 +883,14 @@ void Recorder::drainLocked(bool all)
     auto it = m_pending.begin();
     if (!all && it->first != m_nextGroup)
       break;
-    m_batch.append(it->second);
+    DoneGroup* d = it->second;
+    m_batch.append(d->cols);
     m_groupsRecorded++;
     m_nextGroup = m_sampler.next(it->first + 1);
-    if (m_recycled.size() < 64)
-      m_recycled.push_back(std::move(it->second));
     m_pending.erase(it);
+    d->cols.clear();
+    pushNode(m_free, d);
+    m_inflight.fetch_sub(1, std::memory_order_relaxed);
     if (m_batch.rows() >= BATCH_ROWS)
       emitBatchLocked();
   }
@@ -1022,7 +1073,13 @@ void Recorder::kernelBegin(const KernelInvocation* ki)
   m_nextGroup = m_sampler.next(0);
   m_groupsRecorded = 0;
   m_localBytes = 0;
+  for (auto& [group, d] : m_pending)  // none, unless the last launch was cut short
+  {
+    d->cols.clear();
+    pushNode(m_free, d);
+  }
   m_pending.clear();
+  m_inflight = 0;
   std::string j = launchJson(ki);
   m_out.record(REC_LAUNCH_BEGIN, m_launch, j.data(), j.size());
   flushLocked();
@@ -1031,6 +1088,7 @@ void Recorder::kernelBegin(const KernelInvocation* ki)
 void Recorder::kernelEnd(const KernelInvocation* ki)
 {
   std::lock_guard<std::mutex> lock(m_mutex);
+  absorbLocked();  // every worker has handed over its groups by now
   drainLocked(true);
   std::string j = "{\"groups_recorded\":" + std::to_string(m_groupsRecorded) +
                   ",\"total_groups\":" + std::to_string(m_sampler.total) +
