@@ -372,7 +372,7 @@ private:
   Size3 m_groups;
   uint64_t m_nextGroup = 0;
   uint64_t m_groupsRecorded = 0;
-  uint64_t m_localBytes = 0;
+  std::atomic<uint64_t> m_localBytes{0};
   std::map<uint64_t, DoneGroup*> m_pending;
   std::atomic<DoneGroup*> m_inbox{nullptr};  // finished groups, not yet in m_pending
   std::atomic<DoneGroup*> m_free{nullptr};   // emptied nodes, for any worker to take
@@ -632,8 +632,11 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
   auto it = t.layouts.find(wg->getLocalMemory());
   if (it != t.layouts.end())
   {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    m_localBytes = std::max<uint64_t>(m_localBytes, it->second.bump);
+    // a running maximum without the mutex, which every group would otherwise take
+    uint64_t bytes = it->second.bump, seen = m_localBytes.load(std::memory_order_relaxed);
+    while (bytes > seen && !m_localBytes.compare_exchange_weak(seen, bytes, std::memory_order_relaxed))
+    {
+    }
   }
 }
 
@@ -1092,7 +1095,7 @@ void Recorder::kernelEnd(const KernelInvocation* ki)
   drainLocked(true);
   std::string j = "{\"groups_recorded\":" + std::to_string(m_groupsRecorded) +
                   ",\"total_groups\":" + std::to_string(m_sampler.total) +
-                  ",\"local_mem_bytes\":" + std::to_string(m_localBytes) + "}";
+                  ",\"local_mem_bytes\":" + std::to_string(m_localBytes.load()) + "}";
   m_out.record(REC_LAUNCH_END, m_launch, j.data(), j.size());
   m_active = false;
   flushLocked();
