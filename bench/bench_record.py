@@ -34,9 +34,13 @@ KERNELS = ROOT / "sample_traces" / "kernels"
 REPEAT = 7
 N = 96
 CASES = [
-    # (label, file, kernel, global, local, args): a compute loop with a load pair per step,
-    # and the worst case for the recorder, three accesses per dozen instructions.
+    # (label, file, kernel, global, local, args): a compute loop with a load pair per step;
+    # the same through local-memory tiles, whose barriers make work-items' accesses
+    # interleave (the recorder reorders each group); and the worst case for the
+    # recorder, three accesses per dozen instructions.
     ("matmul_naive", "matmul.cl", "matmul_naive", f"{N},{N}", "16,16",
+     [f"float[{N * N}]=rand:1", f"float[{N * N}]=rand:2", f"float[{N * N}]", f"int:{N}"]),
+    ("matmul_tiled", "matmul.cl", "matmul_tiled", f"{N},{N}", "16,16",
      [f"float[{N * N}]=rand:1", f"float[{N * N}]=rand:2", f"float[{N * N}]", f"int:{N}"]),
     ("vector_add", "vector_add.cl", "vector_add", "262144", "64",
      ["float[262144]=rand:1", "float[262144]=range", "float[262144]", "int:262144"]),

@@ -231,6 +231,7 @@ struct alignas(128) ThreadState  // aligned: threads never share a cache line of
   // (read off Oclgrind once, then done inline); valid for the current group,
   // whose local and private Memory objects live as long as it does.
   const Memory* decodeMem = nullptr;
+  const SpaceLayout* decodeLayout = nullptr;  // local/private: its layout, if it has one
   unsigned decodeSpace = 0;
   unsigned bufferBits = 0;
   uint64_t offsetMask = 0;
@@ -462,6 +463,8 @@ static bool learnDecoding(ThreadState* t, const Memory* m, size_t addr)
     return false;
   t->decodeMem = m;
   t->decodeSpace = m->getAddressSpace();
+  auto it = t->layouts.find(m);
+  t->decodeLayout = it != t->layouts.end() ? &it->second : nullptr;
   t->bufferBits = bits;
   t->offsetMask = offsetMask;
   return true;
@@ -491,17 +494,21 @@ void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t s
   unsigned as;
   uint64_t offset;
   size_t buf;
+  const SpaceLayout* layout;
   if (__builtin_expect(m == t->decodeMem || learnDecoding(t, m, addr), 1))
   {
     as = t->decodeSpace;
     offset = addr & t->offsetMask;
     buf = t->bufferBits ? addr >> (64 - t->bufferBits) : 0;
+    layout = t->decodeLayout;
   }
   else
   {
     as = m->getAddressSpace();
     offset = m->extractOffset(addr);
     buf = m->extractBuffer(addr);
+    auto it = t->layouts.find(m);
+    layout = it != t->layouts.end() ? &it->second : nullptr;
   }
   uint32_t buffer;
   uint8_t space;
@@ -516,10 +523,9 @@ void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t s
   {
     space = as == AddrSpaceLocal ? SPACE_LOCAL : SPACE_PRIVATE;
     buffer = NO_BUFFER;
-    auto it = t->layouts.find(m);
-    if (it != t->layouts.end() && buf < it->second.base.size())
+    if (layout && buf < layout->base.size())
     {
-      offset += it->second.base[buf];
+      offset += layout->base[buf];
       buffer = LAYOUT_BUFFER;
     }
   }
@@ -554,6 +560,7 @@ void Recorder::memoryAllocated(const Memory* m, size_t addr, size_t size, cl_mem
     m_out.record(REC_ALLOC, m_launch, payload, sizeof(payload));
     return;
   }
+  ts().decodeMem = nullptr;  // the cached layout of ``m`` may be new or gone
   SpaceLayout& L = ts().layouts[m];
   size_t buf = m->extractBuffer(addr);
   if (buf >= L.base.size())
@@ -574,6 +581,7 @@ void Recorder::memoryDeallocated(const Memory* m, size_t addr)
     m_out.record(REC_FREE, m_launch, payload, sizeof(payload));
     return;
   }
+  ts().decodeMem = nullptr;
   auto it = ts().layouts.find(m);
   if (it != ts().layouts.end() && --it->second.live == 0)
     ts().layouts.erase(it);
@@ -642,13 +650,14 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
 
 // Puts the group's accesses in canonical (item, seq) order when work-items
 // interleaved (barriers): a stable counting sort by work-item, so each item's
-// accesses keep their order.
+// accesses keep their order.  One pass places the row numbers; the columns are
+// then gathered in destination order (reads jump around, writes stream).
 static void reorderAccesses(ThreadState& t)
 {
   GroupColumns& g = t.done;
   const size_t nacc = g.off.size();
-  Column<uint32_t>& dst = t.scratch.iitem;  // destination row of each access
-  Column<uint32_t>& next = t.scratch.isite; // next free row of each work-item
+  Column<uint32_t>& src = t.scratch.iitem;   // source row of each destination row
+  Column<uint32_t>& next = t.scratch.isite;  // next free destination row of each work-item
   next.resize(t.items.size());
   uint32_t at = 0;
   for (size_t i = 0; i < t.items.size(); i++)
@@ -656,13 +665,13 @@ static void reorderAccesses(ThreadState& t)
     next[i] = at;
     at += t.items[i].nacc;
   }
-  dst.resize(nacc);
-  for (size_t r = 0; r < nacc; r++)
-    dst[r] = next[g.aitem[r]]++;
+  src.resize(nacc);
+  for (uint32_t r = 0; r < nacc; r++)
+    src[next[g.aitem[r]]++] = r;
   auto permute = [&](auto& col, auto& tmp) {
     tmp.resize(nacc);
-    for (size_t r = 0; r < nacc; r++)
-      tmp[dst[r]] = col[r];
+    for (size_t i = 0; i < nacc; i++)
+      tmp[i] = col[src[i]];
     std::swap(col, tmp);
   };
   permute(g.off, t.scratch.off);
