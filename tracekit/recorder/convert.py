@@ -45,7 +45,6 @@ class LaunchState:
     layout: dict
     vector_sites: bool = False
     kernel_dictionary: pa.Array | None = None
-    launch_column: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
     end: dict | None = None
     diagnostics: list[str] = field(default_factory=list)
     errors: int = 0
@@ -67,7 +66,7 @@ class Converter:
         self._site_rows: list[pa.Table] = []
         self._blocks: list[stream.GroupBlock] = []
         self._pending = 0
-        self._zeros = np.empty(0, np.int32)
+        self._filled: dict[int, np.ndarray] = {}  # value -> an int32 array of it (constant columns)
         self._scratch = _Scratch()
         self.orphan_logs: list[str] = []
 
@@ -181,15 +180,20 @@ class Converter:
         # the indices are built here from small lookup tables, so they are in range
         return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), dictionary, safe=False)
 
+    def _constant(self, value: int, n: int) -> np.ndarray:
+        """``n`` int32 copies of ``value``, sliced from an array kept for the next block."""
+        a = self._filled.get(value)
+        if a is None or len(a) < n:
+            if len(self._filled) >= 4:  # launch numbers come and go: keep a few
+                self._filled.clear()
+            a = self._filled[value] = np.full(max(n, _CHUNK_ROWS), value, dtype=np.int32)
+        return a[:n]
+
     def _common(self, st: LaunchState, group: np.ndarray, item: np.ndarray, site: np.ndarray) -> dict:
         n = len(group)
-        if len(self._zeros) < n:
-            self._zeros = np.zeros(n, np.int32)
-        if len(st.launch_column) < n:
-            st.launch_column = np.full(n, st.launch, dtype=np.int32)
         return {
-            "kernel": self._dict(self._zeros[:n], st.kernel_dictionary),
-            "launch": pa.array(st.launch_column[:n]),
+            "kernel": self._dict(self._constant(0, n), st.kernel_dictionary),
+            "launch": pa.array(self._constant(st.launch, n)),
             "group": pa.array(group),
             "item": pa.array(item.view(np.int32)),
             # the plugin's "no site" (0xFFFFFFFF) reads as -1

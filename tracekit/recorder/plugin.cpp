@@ -139,6 +139,15 @@ struct GroupColumns
     f(a.groups, b.groups);
     f(a.naccs, b.naccs);
     f(a.ninss, b.ninss);
+    zipAccesses(a, b, f);
+    f(a.cnt, b.cnt);
+    f(a.iitem, b.iitem);
+    f(a.isite, b.isite);
+    f(a.iruns, b.iruns);
+  }
+  // The same for the seven per-access columns only.
+  template <typename A, typename B, typename F> static void zipAccesses(A& a, B& b, F&& f)
+  {
     f(a.off, b.off);
     f(a.aitem, b.aitem);
     f(a.aseq, b.aseq);
@@ -146,10 +155,6 @@ struct GroupColumns
     f(a.buf, b.buf);
     f(a.size, b.size);
     f(a.kind, b.kind);
-    f(a.cnt, b.cnt);
-    f(a.iitem, b.iitem);
-    f(a.isite, b.isite);
-    f(a.iruns, b.iruns);
   }
   void append(const GroupColumns& g)
   {
@@ -212,7 +217,6 @@ struct alignas(128) ThreadState  // aligned: threads never share a cache line of
   // Small kernels: count every site on the common path and find the executed
   // ones by scanning all sites when the group ends, instead of keeping a list.
   bool scanSites = false;
-  bool recording = false;
   const uint8_t* counted = nullptr;
   ItemState* lastState = nullptr;
   std::vector<const llvm::Instruction*> siteInsts;  // insts points here
@@ -438,6 +442,7 @@ private:
   void drainLocked(bool all);
   void absorbLocked();
   DoneGroup* takeNode(ThreadState& t);
+  void releaseNode(DoneGroup* d);
   void flushLocked();
   void waitWrittenLocked();
   void writerLoop();
@@ -447,6 +452,13 @@ private:
 };
 
 // --- memory accesses ------------------------------------------------------
+
+// The flattened layout of a local or private Memory, if the thread has one.
+static const SpaceLayout* layoutOf(ThreadState* t, const Memory* m)
+{
+  auto it = t->layouts.find(m);
+  return it != t->layouts.end() ? &it->second : nullptr;
+}
 
 // Reads how ``m`` splits addresses (Oclgrind keeps the buffer number in the top
 // bits) and checks the inline split against Oclgrind's own on ``addr``; if the two
@@ -463,8 +475,7 @@ static bool learnDecoding(ThreadState* t, const Memory* m, size_t addr)
     return false;
   t->decodeMem = m;
   t->decodeSpace = m->getAddressSpace();
-  auto it = t->layouts.find(m);
-  t->decodeLayout = it != t->layouts.end() ? &it->second : nullptr;
+  t->decodeLayout = layoutOf(t, m);
   t->bufferBits = bits;
   t->offsetMask = offsetMask;
   return true;
@@ -473,15 +484,8 @@ static bool learnDecoding(ThreadState* t, const Memory* m, size_t addr)
 // Makes room for more accesses in every access column of the thread's group.
 static void growAccesses(ThreadState* t)
 {
-  GroupColumns& d = t->done;
   size_t want = std::max<size_t>(t->accRows * 2, 1024);
-  d.off.reserve(want);
-  d.aitem.reserve(want);
-  d.aseq.reserve(want);
-  d.site.reserve(want);
-  d.buf.reserve(want);
-  d.size.reserve(want);
-  d.kind.reserve(want);
+  GroupColumns::zipAccesses(t->done, t->done, [&](auto& c, auto&) { c.reserve(want); });
   t->accCap = want;
 }
 
@@ -507,8 +511,7 @@ void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t s
     as = m->getAddressSpace();
     offset = m->extractOffset(addr);
     buf = m->extractBuffer(addr);
-    auto it = t->layouts.find(m);
-    layout = it != t->layouts.end() ? &it->second : nullptr;
+    layout = layoutOf(t, m);
   }
   uint32_t buffer;
   uint8_t space;
@@ -622,18 +625,18 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
   Size3 gid = wg->getGroupID();
   uint64_t g = gid.x + m_groups.x * (gid.y + m_groups.y * gid.z);
   ThreadState& t = ts();
-  t.recording = m_sampler.pick(g);
+  bool rec = m_sampler.pick(g);
   t.lastItem = nullptr;
-  t_rec = t.recording ? &t : nullptr;
-  if (!t.recording)
+  t_rec = rec ? &t : nullptr;
+  if (!rec)
     return;
   if (t.launch != m_launch)
     startThreadLaunch();
   t.group = g;
-  GroupColumns& d = t.done;
-  d.clear();
+  t.done.clear();
   t.accRows = 0;
-  t.accCap = std::min({d.off.cap, d.aitem.cap, d.aseq.cap, d.site.cap, d.buf.cap, d.size.cap, d.kind.cap});
+  t.accCap = SIZE_MAX;
+  GroupColumns::zipAccesses(t.done, t.done, [&](auto& c, auto&) { t.accCap = std::min(t.accCap, c.cap); });
   t.lastAccItem = 0;
   t.accInOrder = true;
   t.decodeMem = nullptr;
@@ -668,19 +671,12 @@ static void reorderAccesses(ThreadState& t)
   src.resize(nacc);
   for (uint32_t r = 0; r < nacc; r++)
     src[next[g.aitem[r]]++] = r;
-  auto permute = [&](auto& col, auto& tmp) {
+  GroupColumns::zipAccesses(g, t.scratch, [&](auto& col, auto& tmp) {
     tmp.resize(nacc);
     for (size_t i = 0; i < nacc; i++)
       tmp[i] = col[src[i]];
     std::swap(col, tmp);
-  };
-  permute(g.off, t.scratch.off);
-  permute(g.aitem, t.scratch.aitem);
-  permute(g.aseq, t.scratch.aseq);
-  permute(g.site, t.scratch.site);
-  permute(g.buf, t.scratch.buf);
-  permute(g.size, t.scratch.size);
-  permute(g.kind, t.scratch.kind);
+  });
 }
 
 // Completes the thread's group in ``t.done``: accesses in canonical order, the
@@ -692,8 +688,7 @@ static void reorderAccesses(ThreadState& t)
 static void finishGroup(ThreadState& t)
 {
   GroupColumns& g = t.done;
-  for (auto* c : {&g.off.n, &g.aitem.n, &g.aseq.n, &g.site.n, &g.buf.n, &g.size.n, &g.kind.n})
-    *c = t.accRows;
+  GroupColumns::zipAccesses(g, g, [&](auto& c, auto&) { c.n = t.accRows; });
   if (!t.accInOrder)
     reorderAccesses(t);
   size_t nins = 0;
@@ -784,7 +779,6 @@ void Recorder::workGroupComplete(const WorkGroup* wg)
   if (!recording())
     return;
   ThreadState& t = ts();
-  t.recording = false;
   t_rec = nullptr;
   t.lastItem = nullptr;
   finishGroup(t);
@@ -818,6 +812,14 @@ DoneGroup* Recorder::takeNode(ThreadState& t)
     d = new DoneGroup();
   d->next = nullptr;
   return d;
+}
+
+// Empties a node that has left the reorder buffer and makes it free for any worker.
+void Recorder::releaseNode(DoneGroup* d)
+{
+  d->cols.clear();
+  pushNode(m_free, d);
+  m_inflight.fetch_sub(1, std::memory_order_relaxed);
 }
 
 // Moves every group of the inbox into the reorder buffer.
@@ -900,9 +902,7 @@ void Recorder::drainLocked(bool all)
     m_groupsRecorded++;
     m_nextGroup = m_sampler.next(it->first + 1);
     m_pending.erase(it);
-    d->cols.clear();
-    pushNode(m_free, d);
-    m_inflight.fetch_sub(1, std::memory_order_relaxed);
+    releaseNode(d);
     if (m_batch.rows() >= BATCH_ROWS)
       emitBatchLocked();
   }
@@ -1086,12 +1086,8 @@ void Recorder::kernelBegin(const KernelInvocation* ki)
   m_groupsRecorded = 0;
   m_localBytes = 0;
   for (auto& [group, d] : m_pending)  // none, unless the last launch was cut short
-  {
-    d->cols.clear();
-    pushNode(m_free, d);
-  }
+    releaseNode(d);
   m_pending.clear();
-  m_inflight = 0;
   std::string j = launchJson(ki);
   m_out.record(REC_LAUNCH_BEGIN, m_launch, j.data(), j.size());
   flushLocked();

@@ -11,7 +11,6 @@ left at the destination.
 from __future__ import annotations
 
 import errno
-import gc
 import os
 import re
 import subprocess
@@ -129,19 +128,10 @@ def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "
         os.close(rfd)
         raise _disk_error(exc, out) from None
     conv = Converter(writer, layout=layout, file_alias=file_alias, device=f"Oclgrind {tc.version}")
-    # The conversion makes few reference cycles but many short-lived objects, and
-    # each collection pass would walk every object of the loaded libraries: the
-    # cyclic collector waits until the stream has been read.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
     try:
-        try:
-            with stream.PipeReader(rfd) as f:
-                for rec in stream.read_records(f):
-                    conv.handle(rec)
-        finally:
-            if gc_was_enabled:
-                gc.enable()
+        with stream.PipeReader(rfd) as f:
+            for rec in stream.read_records(f):
+                conv.handle(rec)
         rc = proc.wait()
         pump.join()
         err = host_error(pump.text)

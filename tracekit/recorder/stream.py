@@ -141,7 +141,10 @@ class PipeReader:
         self._free: list[np.ndarray] = []
 
     def _buffer(self, n: int) -> np.ndarray:
-        """A view of ``n`` bytes of a pooled buffer (uninitialised: the pipe fills it)."""
+        """A view of ``n`` bytes of a pooled buffer (uninitialised: the pipe fills it);
+        record headers and other small reads just get their own few bytes."""
+        if n < self.MIN_BUFFER // 16:
+            return np.empty(n, np.uint8)
         for i, buf in enumerate(self._free):
             if n <= len(buf) <= 4 * max(n, self.MIN_BUFFER):
                 del self._free[i]
