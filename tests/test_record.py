@@ -264,3 +264,46 @@ def test_stream_space_and_op_codes_are_schema_positions():
             assert code in text, code
             value = int(text.split(code)[1].split(",")[0])
             assert value == names.index(name), (name, value)
+
+
+def test_build_options_reach_the_compiler(tmp_path):
+    """``-D`` macros and ``-cl-fast-relaxed-math`` are handed to Oclgrind's build: the
+    macro sets the loop count, and the option (which implies finite math) makes clang
+    define ``__FINITE_MATH_ONLY__``."""
+    src = kernel_file(tmp_path, """
+__kernel void k(__global float* out) {
+  int i = get_global_id(0);
+  for (int s = 0; s < STORES; s++) out[i * 4 + s] = 1.0f;
+#ifdef __FINITE_MATH_ONLY__
+  out[i * 4 + 3] = 2.0f;
+#endif
+}""")
+    counts = {}
+    for options in ("-DSTORES=2", "-DSTORES=3", "-DSTORES=2 -cl-fast-relaxed-math"):
+        out = tmp_path / f"o{len(counts)}.tkt"
+        record_kernel(src, "k", global_size="8", local_size="8", args=["float[32]"],
+                      build_options=options, out=out)
+        t = open_trace(out)
+        counts[options] = t.num_accesses
+        assert t.launches["build_options"][0].as_py() == options
+    assert counts == {"-DSTORES=2": 16, "-DSTORES=3": 24, "-DSTORES=2 -cl-fast-relaxed-math": 24}
+
+
+def test_plugin_cache_is_per_user_and_keyed_by_oclgrind_version_and_sources(tmp_path, monkeypatch):
+    """Built once into ``$XDG_CACHE_HOME/tracekit/plugins/<version>-<hash>/``, reused after
+    that, and a changed source names another directory (so it is rebuilt)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    lib = toolchain.plugin_path()
+    version = toolchain.find_toolchain().version
+    assert lib.parent.parent == tmp_path / "cache" / "tracekit" / "plugins"
+    assert lib.parent.name.startswith(f"{version}-") and lib.is_file()
+    built_at = lib.stat().st_mtime_ns
+    assert toolchain.plugin_path() == lib and lib.stat().st_mtime_ns == built_at
+    changed = tmp_path / "src"
+    changed.mkdir()
+    for name in toolchain.PLUGIN_SOURCES + toolchain.HOST_SOURCES + ("toolchain.py",):
+        (changed / name).write_bytes((toolchain.SOURCE_DIR / name).read_bytes())
+    with (changed / "plugin.cpp").open("a") as f:
+        f.write("\n// changed\n")
+    monkeypatch.setattr(toolchain, "SOURCE_DIR", changed)
+    assert toolchain.build_dir() != lib.parent
