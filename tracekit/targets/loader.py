@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import TargetError
 from ..schema import OPCLASSES, is_opclass
 from . import schema as S
-from .model import CacheLevel, DramSpec, LocalMemorySpec, OccupancySpec, SimdSpec, Target
+from .model import CacheLevel, DramSpec, IsaSpec, LocalMemorySpec, OccupancySpec, SimdSpec, Target
 
 try:  # Python >= 3.11
     import tomllib
@@ -150,7 +150,7 @@ class _Parser:
     # -- sections -----------------------------------------------------------
     def target(self, doc: dict) -> Target:
         known = set(S.IDENTITY) | set(S.TOP) | set(S.SECTIONS) | {"caches", "alu_cycles", "extra",
-                                                                  "assumptions"}
+                                                                  "assumptions", "isa", "ir_machine_factors"}
         self._unknown(doc, known, "")
         for k in S.IDENTITY:
             if not isinstance(doc.get(k), str) or not doc[k].strip():
@@ -166,12 +166,15 @@ class _Parser:
         occ = self.occupancy(doc["occupancy"])
         alu = self.alu(doc["alu_cycles"])
         extra = self.extra(doc.get("extra", {}), "extra")
+        isa = IsaSpec(**self.section(doc["isa"], S.ISA, "isa")) if "isa" in doc else None
+        factors = self.section(doc.get("ir_machine_factors", {}), S.IR_MACHINE_FACTORS, "ir_machine_factors")
         self.free_assumptions(doc.get("assumptions", {}))
         return Target(
             name=doc["name"], vendor=doc["vendor"], family=doc["family"],
             description=doc["description"], simd=simd, caches=caches,
             local_memory=LocalMemorySpec(**local), dram=DramSpec(**dram),
-            occupancy=OccupancySpec(**occ), alu_cycles=alu, extra=extra,
+            occupancy=OccupancySpec(**occ), alu_cycles=alu, extra=extra, isa=isa,
+            ir_machine_factors=factors,
             sources=self.sources, assumptions=self.assumptions, **top,
         )
 

@@ -99,6 +99,21 @@ class OccupancySpec:
 
 
 @dataclass(frozen=True)
+class IsaSpec:
+    """The offline compiler of a GPU whose machine code tracekit can build (Intel Gen).
+
+    ``ocloc_device`` names the device for ``ocloc -device``; ``iga_platform`` the
+    platform for ``iga64 -p``; ``min_exec_lanes`` the narrowest ALU width, the
+    least an instruction is priced at (a scalar instruction still takes an issue
+    on a SIMD-4 unit).
+    """
+
+    ocloc_device: str
+    iga_platform: str
+    min_exec_lanes: int = 1
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
     vendor: str
@@ -118,6 +133,11 @@ class Target:
     alu_cycles: dict[str, float] = field(default_factory=dict)
     #: Extra, target-specific numbers (e.g. the guide's peak-throughput table).
     extra: dict[str, object] = field(default_factory=dict)
+    #: The offline compiler for this GPU, when there is one (``[isa]``).
+    isa: IsaSpec | None = None
+    #: Machine instructions per IR instruction by IR group (``[ir_machine_factors]``),
+    #: measured on a compiler that can be run offline; empty: price the IR as it is.
+    ir_machine_factors: dict[str, float] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     assumptions: dict[str, str] = field(default_factory=dict)
 

@@ -116,6 +116,21 @@ OCCUPANCY = {
 
 SECTIONS = {"simd": SIMD, "local_memory": LOCAL_MEMORY, "dram": DRAM, "occupancy": OCCUPANCY}
 
+#: Optional ``[isa]``: the offline compiler that builds this GPU's machine code.
+ISA = {
+    "ocloc_device": Field("str", doc="device name for Intel's offline compiler (`ocloc -device`), e.g. skl"),
+    "iga_platform": Field("str", doc="platform for the ISA disassembler (`iga64 -p`), e.g. 9 or 11"),
+    "min_exec_lanes": Field("int", required=False, doc="lanes an instruction occupies at least (the "
+                            "narrowest ALU's width); narrower instructions are priced at this width", **POS),
+}
+
+#: IR instruction groups a ``[ir_machine_factors]`` table may scale (see analyzers/machine_code.py).
+IR_GROUPS = ("float", "int", "math", "convert", "logic", "compare", "control", "memory", "barrier", "other")
+#: Optional ``[ir_machine_factors]``: machine instructions per IR instruction, by IR group,
+#: for targets whose compiler cannot be run offline.
+IR_MACHINE_FACTORS = {g: Field("float", required=False, doc=f"machine instructions per IR {g} instruction",
+                               **NONNEG) for g in IR_GROUPS}
+
 #: alu_cycles keys beyond the trace opclasses: the fallback for math_* builtins.
 MATH_DEFAULT = "math_default"
 ALU_RULE = "must be >= 0 (cycles one wave occupies its issuer per issue)"
