@@ -23,7 +23,8 @@ targets without the table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -90,6 +91,21 @@ def cu_of_waves(wave: np.ndarray, layout: WaveLayout, compute_units: int) -> np.
 
 
 @dataclass(frozen=True)
+class AluPricing:
+    """Prices that replace the class table (built by :mod:`analyzers.machine_code`).
+
+    ``site_cost``: cycles per issue of each site, from the machine code mapped to it;
+    ``wave_cycles``: cycles every wave spends on machine code no site accounts for;
+    ``group_scale``/``group_of``: a factor per IR group on the class table's price.
+    """
+
+    site_cost: dict[int, float] | None = None
+    wave_cycles: float = 0.0
+    group_scale: dict[str, float] = field(default_factory=dict)
+    group_of: Callable[[str], str] | None = None
+
+
+@dataclass(frozen=True)
 class AluResult:
     """ALU issue cost of one launch on one target."""
 
@@ -110,7 +126,7 @@ class AluResult:
 
 
 def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, target,
-             resident_waves_per_cu: float | None = None) -> AluResult:
+             resident_waves_per_cu: float | None = None, pricing: AluPricing | None = None) -> AluResult:
     """Issue cycles and time of one launch from its per-wave issue counts (:func:`simd.wave_issues`).
 
     ``resident_waves_per_cu`` (from :mod:`analyzers.occupancy`) caps the issuers a
@@ -130,19 +146,31 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
     names = list(issues["opclass"].cat.categories) if hasattr(issues["opclass"], "cat") \
         else sorted(set(issues["opclass"]))
     priced = {n: cost_of(str(n), table) for n in names}
+    if pricing is not None and pricing.group_scale and pricing.group_of is not None:
+        priced = {n: (c * float(pricing.group_scale.get(pricing.group_of(str(n)), 1.0)), k)
+                  for n, (c, k) in priced.items()}
     fallback = tuple(sorted(n for n, (_, k) in priced.items() if k != n))
     cost = issues["opclass"].map({n: c for n, (c, _) in priced.items()}).astype(float).to_numpy()
     count = issues["issues"].to_numpy().astype(float)
-    cyc = count * cost
     pipes = pipe_table(target)
     pipe_ids = {p: i for i, p in enumerate(sorted(set(pipes.values())))}
     pipe = issues["opclass"].map({n: pipe_ids.get(pipes.get(str(n)), -1) for n in names}) \
         .astype(int).to_numpy()
+    if pricing is not None and pricing.site_cost is not None:
+        # machine-code prices per site; the machine code holds the issuer for its whole cost
+        cost = issues["site"].map(pricing.site_cost).fillna(0.0).astype(float).to_numpy()
+        pipe = np.full(len(cost), -1)
+        fallback = ()
+    cyc = count * cost
 
     wave = issues["wave"].to_numpy()
     cu = cu_of_waves(wave, layout, cus)
     per_cu = busy_cycles(count, cost, pipe, cu, cus)
     total = float(busy_cycles(count, cost, pipe, np.zeros(len(cu), dtype=np.int64), 1)[0]) * scale
+    if pricing is not None and pricing.wave_cycles:
+        waves = np.unique(wave)
+        per_cu = per_cu + np.bincount(cu_of_waves(waves, layout, cus), minlength=cus) * pricing.wave_cycles
+        total += len(waves) * pricing.wave_cycles * scale
     if scale > 1.0:
         # Sampled: spread the estimated total over the units the whole launch keeps busy.
         work_units = layout.waves if layout.packed else (geo.total_groups or geo.num_groups)
@@ -157,6 +185,9 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
     per_site = site.groupby(["site", "opclass"], observed=True, sort=True).agg(
         issues=("issues", "sum"), alu_cycles=("alu_cycles", "sum")).reset_index()
     per_site["opclass"] = per_site["opclass"].astype(str)
-    per_site["cycles_per_issue"] = per_site["opclass"].map(lambda n: priced[n][0]).astype(float)
+    if pricing is not None and pricing.site_cost is not None:
+        per_site["cycles_per_issue"] = per_site["site"].map(pricing.site_cost).fillna(0.0).astype(float)
+    else:
+        per_site["cycles_per_issue"] = per_site["opclass"].map(lambda n: priced[n][0]).astype(float)
     return AluResult(total, busiest, units, issuers, time_s, geo.fast_math, fallback,
                      per_site[["site", "opclass", "issues", "cycles_per_issue", "alu_cycles"]])

@@ -22,6 +22,7 @@ from . import result_dict as rd
 from .alu import AluResult, alu_cost
 from .bound import BoundResult, Schedule, classify, load_chains, load_chains_from_requests
 from .geometry import LaunchGeometry, launch_geometries
+from .machine_code import MachineCodeResult
 from .memory_adapter import LaunchMemory, memory_by_launch
 from .occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
 from .simd import SimdResult, simd_utilization, wave_issues, wave_issues_batches, wave_layout
@@ -41,6 +42,8 @@ class LaunchResult:
     bound: BoundResult | None = None
     memory: LaunchMemory | None = None
     per_site: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: How the ALU time was priced (machine code, IR, IR with factors) and the machine code's facts.
+    machine: MachineCodeResult | None = None
 
     @property
     def verdict(self) -> str | None:
@@ -119,12 +122,20 @@ def _launch_rows(instructions: pa.Table, launch: int) -> pa.Table:
 
 
 def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory | None,
-                   sites: pd.DataFrame | None = None) -> LaunchResult:
+                   sites: pd.DataFrame | None = None, machine=None) -> LaunchResult:
     """The execution models and the verdict for one launch whose memory replay is done.
 
     ``instructions``: the launch's rows as a table, or an iterable of batches
     (reduced batch by batch, so a long launch never sits in memory whole).
+    ``machine``: the kernel's machine code for ``target`` (:class:`tracekit.isa.KernelISA`),
+    when the trace has it; the memory replay must then have run at its SIMD width
+    (:func:`analyzers.machine_code.launch_target`).
     """
+    from . import machine_code as mc
+
+    table_target = target
+    target = mc.launch_target(table_target, machine)
+    geo = mc.launch_geometry(geo, machine, table_target)
     res = LaunchResult(geo.kernel, geo.launch, geo, memory=mem)
     try:
         check_fits(geo, target)
@@ -137,8 +148,22 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     res.simd = simd_utilization(geo, target, issues=issues)
     res.occupancy = occupancy(geo, layout, target)
     units = min(int(target.compute_units), max(1, _work_units(geo, layout)))
-    res.alu = alu_cost(issues, geo, layout, target, resident_waves_per_cu=res.occupancy.waves_per_cu)
+    pricing = None
+    if machine is not None:
+        pricing, res.machine = mc.machine_pricing(machine, issues, sites, table_target, geo,
+                                                  int(issues["wave"].nunique()))
+    elif getattr(table_target, "isa", None) is not None:
+        res.machine = mc.fallback(table_target, f"the trace has no machine code for {table_target.name} "
+                                  f"(device {table_target.isa.ocloc_device}) and build options "
+                                  f"'{geo.build_options}'; ALU time from the IR model (record with ocloc "
+                                  "installed, or run `tracekit isa`)")
+    else:
+        pricing, res.machine = mc.factor_pricing(table_target)
+    res.alu = alu_cost(issues, geo, layout, target, resident_waves_per_cu=res.occupancy.waves_per_cu,
+                       pricing=pricing)
     traffic = mem.traffic if mem is not None else None
+    if res.machine is not None:
+        traffic = mc.add_scratch_traffic(traffic, res.machine)
     stores = ()
     if mem is not None and not mem.per_site.empty:
         ps = mem.per_site
@@ -176,11 +201,16 @@ def analyze(trace, target) -> AnalysisResult:
     Bad launches become errors inside the result; only an unreadable trace or
     target raises (:class:`~tracekit.errors.TracekitError`).
     """
+    from .machine_code import kernels_for_target, launch_target
+
     trace = _resolve_trace(trace)
     target = _resolve_target(target)
     geos, warnings = launch_geometries(trace)
+    machine = kernels_for_target(trace, target)
+    code = {g.launch: machine.get((g.kernel, g.build_options or "")) for g in geos}
     try:
-        memory = memory_by_launch(trace, target, geos)
+        memory = memory_by_launch(trace, target, geos,
+                                  targets={g.launch: launch_target(target, code[g.launch]) for g in geos})
         mem_error = None
     except TracekitError as exc:
         memory, mem_error = {}, str(exc)
@@ -192,7 +222,7 @@ def analyze(trace, target) -> AnalysisResult:
             continue
         # only this launch's row groups; runs of work-items stay runs (the SIMD model weights them)
         rows = trace.iter_batches("instructions", launches=[geo.launch], runs=True)
-        out.append(analyze_launch(geo, target, rows, memory.get(geo.launch), sites))
+        out.append(analyze_launch(geo, target, rows, memory.get(geo.launch), sites, code[geo.launch]))
     return AnalysisResult(str(trace.path), target, out, warnings)
 
 

@@ -95,13 +95,18 @@ def launch_memory(replay, target, scale: float = 1.0) -> LaunchMemory:
                         frozenset(int(s) for s in loads["site"]) if len(loads) else frozenset())
 
 
-def memory_by_launch(trace, target, geos) -> dict[int, LaunchMemory]:
-    """Replay every launch of ``trace`` on ``target``, one launch at a time."""
+def memory_by_launch(trace, target, geos, targets: dict | None = None) -> dict[int, LaunchMemory]:
+    """Replay every launch of ``trace`` on ``target``, one launch at a time.
+
+    ``targets`` may give a launch its own variant of the target (the SIMD width
+    the compiler chose for that kernel, :mod:`analyzers.machine_code`).
+    """
     from .memory import replay_memory
 
     sizes = {g.launch: g.work_group_size for g in geos}
     out = {}
     for g in geos:
-        rep = replay_memory(trace, target, launches=[g.launch], group_sizes=sizes)
-        out[g.launch] = launch_memory(rep, target, g.sample_scale)
+        t = (targets or {}).get(g.launch, target)
+        rep = replay_memory(trace, t, launches=[g.launch], group_sizes=sizes)
+        out[g.launch] = launch_memory(rep, t, g.sample_scale)
     return out

@@ -292,6 +292,7 @@ def _by_unit(client, path, trace, targets, progress):
 
     from analyzers.analyze import AnalysisResult, analyze_launch
     from analyzers.geometry import launch_geometries
+    from analyzers.machine_code import kernels_for_target, launch_target
     from analyzers.memory_adapter import launch_memory
     from analyzers.waves import pack_factor
 
@@ -300,9 +301,13 @@ def _by_unit(client, path, trace, targets, progress):
     groups = {g.launch: client.submit(launch_groups, path, g.launch, pure=False) for g in geos}
     groups = {k: f.result() for k, f in groups.items()}
     futures = {}
-    for ti, target in enumerate(targets):
-        units = max(1, target.compute_units)
+    # the machine code of each launch per target (Intel targets replay at the compiler's SIMD width)
+    code = [{g.launch: kernels_for_target(trace, t).get((g.kernel, g.build_options or "")) for g in geos}
+            for t in targets]
+    for ti, base in enumerate(targets):
+        units = max(1, base.compute_units)
         for g in geos:
+            target = launch_target(base, code[ti][g.launch])
             pack = pack_factor(target.simd, sizes[g.launch]) if sizes[g.launch] else 1
             for u, shard in enumerate(unit_shards(groups[g.launch], units, pack)):
                 if len(shard):
@@ -321,9 +326,10 @@ def _by_unit(client, path, trace, targets, progress):
     for ti, target in enumerate(targets):
         launches = []
         for g in geos:
-            merged = merge_replays(parts.get((ti, g.launch), []), target)
-            mem = launch_memory(merged, target, g.sample_scale) if merged is not None else None
+            replayed = launch_target(target, code[ti][g.launch])
+            merged = merge_replays(parts.get((ti, g.launch), []), replayed)
+            mem = launch_memory(merged, replayed, g.sample_scale) if merged is not None else None
             rows = trace.iter_batches("instructions", launches=[g.launch], runs=True)
-            launches.append(analyze_launch(g, target, rows, mem, site_table))
+            launches.append(analyze_launch(g, target, rows, mem, site_table, code[ti][g.launch]))
         out.append(AnalysisResult(path, target, launches, list(warnings)))
     return out

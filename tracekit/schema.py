@@ -1,13 +1,15 @@
 """Trace format v1: the Arrow schemas every reader and analyzer relies on.
 
 docs/trace-format.md is the prose version of this module; keep them in step.
-A trace has four tables:
+A trace has four tables and an optional fifth:
 
 * ``accesses``: one row per memory access of one work-item (the big one);
 * ``instructions``: executed-instruction counts per (work-item, site, opclass),
   optionally as runs over consecutive work-items with equal counts (``items``);
 * ``launches``: one row per kernel launch (sizes, build options, metadata);
-* ``sites``: one row per static instruction (source file, line, column).
+* ``sites``: one row per static instruction (source file, line, column);
+* ``machine_code`` (optional): Intel machine code of the kernels, built offline
+  per device (SIMD width, registers, scratch, the labelled listing).
 
 Canonical row order of ``accesses`` is (launch, group, item, seq): the order in
 which one work-item issued its accesses, work-item by work-item.  Analyzers that
@@ -103,11 +105,41 @@ SITES = pa.schema([
     pa.field("column", pa.int32(), nullable=True),
 ])
 
+#: One machine instruction of a kernel built offline for one device (tracekit/isa/).
+MACHINE_INSTRUCTION = pa.struct([
+    pa.field("pc", pa.int32()), pa.field("block", pa.int32()), pa.field("op", pa.string()),
+    pa.field("function", pa.string()), pa.field("exec_size", pa.int16()),
+    pa.field("channel_offset", pa.int16()), pa.field("write_enable", pa.bool_()),
+    pa.field("dst_type", pa.string()), pa.field("group", pa.string()), pa.field("opclass", pa.string()),
+    pa.field("send_kind", pa.string()), pa.field("bti", pa.int16()), pa.field("bytes_read", pa.int32()),
+    pa.field("bytes_written", pa.int32()), pa.field("weight", pa.float32()), pa.field("file", pa.string()),
+    pa.field("line", pa.int32()), pa.field("column", pa.int32()), pa.field("text", pa.string()),
+])
+
+#: Optional: one row per (device, kernel, build options) built with Intel's offline compiler.
+MACHINE_CODE = pa.schema([
+    pa.field("device", pa.string(), nullable=False),
+    pa.field("target", pa.string(), nullable=True),
+    pa.field("kernel", pa.string(), nullable=False),
+    pa.field("build_options", pa.string(), nullable=True),
+    pa.field("compiler", pa.string(), nullable=True),
+    pa.field("simd_width", pa.int32(), nullable=False),
+    pa.field("grf_count", pa.int32(), nullable=False),
+    pa.field("grf_used", pa.int32(), nullable=True),
+    pa.field("slm_bytes", pa.int64(), nullable=True),
+    pa.field("barrier_count", pa.int32(), nullable=True),
+    pa.field("scratch_bytes", pa.int64(), nullable=False),
+    pa.field("private_memory", pa.bool_(), nullable=True),
+    pa.field("line_mapping", pa.string(), nullable=False),
+    pa.field("instructions", pa.list_(MACHINE_INSTRUCTION), nullable=False),
+])
+
 TABLES = {
     "accesses": ACCESSES,
     "instructions": INSTRUCTIONS,
     "launches": LAUNCHES,
     "sites": SITES,
+    "machine_code": MACHINE_CODE,
 }
 
 

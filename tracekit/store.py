@@ -158,6 +158,10 @@ class TraceWriter:
     def set_sites(self, table: pa.Table) -> None:
         self._small["sites"] = conform(table, "sites")
 
+    def set_machine_code(self, table: pa.Table) -> None:
+        """The optional ``machine_code`` table (written only when it has rows)."""
+        self._small["machine_code"] = conform(table, "machine_code")
+
     # -- publishing -------------------------------------------------------
     def close(self) -> Path:
         if self._closed:
@@ -168,21 +172,29 @@ class TraceWriter:
             self._writer(kind)  # make sure an (empty) file exists
         launches = self._small.get("launches", schema.empty("launches"))
         sites = self._small.get("sites", schema.empty("sites"))
+        machine = self._small.get("machine_code")
+        if machine is not None and not machine.num_rows:
+            machine = None
         if self.layout == "parquet":
             instr = (pa.concat_tables(self._instr_batches) if self._instr_batches
                      else schema.empty("instructions"))
-            self._writers["accesses"].add_key_value_metadata({
+            meta = {
                 META_PREFIX + b"version": str(schema.FORMAT_VERSION).encode(),
                 META_PREFIX + b"launches": _ipc_bytes(launches),
                 META_PREFIX + b"sites": _ipc_bytes(sites),
                 META_PREFIX + b"instructions": _ipc_bytes(instr),
-            })
+            }
+            if machine is not None:
+                meta[META_PREFIX + b"machine_code"] = _ipc_bytes(machine)
+            self._writers["accesses"].add_key_value_metadata(meta)
         for w in self._writers.values():
             w.close()
         if self.layout == "tkt":
             for kind in ("launches", "sites"):
                 t = self._small.get(kind, schema.empty(kind))
                 pq.write_table(t, self._tmp / f"{kind}.parquet", **_parquet_options(t.schema))
+            if machine is not None:
+                write_machine_code_file(machine, self._tmp / "machine_code.parquet")
             (self._tmp / MANIFEST).write_text(json.dumps(
                 {"format": "tracekit-trace", "version": schema.FORMAT_VERSION,
                  "rows": self.rows}, indent=1) + "\n")
@@ -249,11 +261,22 @@ def write_trace(path: str | os.PathLike, accesses: pa.Table, *, instructions: pa
     return Path(path)
 
 
+def write_machine_code_file(table: pa.Table, dest: Path) -> None:
+    """Write the ``machine_code`` table to ``dest`` (a ``.tkt`` member), atomically."""
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.part")
+    try:
+        pq.write_table(conform(table, "machine_code"), tmp, compression="zstd")
+        os.replace(tmp, dest)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
 def small_tables_from_parquet_metadata(path: Path, meta: dict[bytes, bytes] | None) -> dict[str, pa.Table]:
-    """Decode the launches/sites/instructions tables kept in a single-file trace."""
+    """Decode the launches/sites/instructions (and machine_code) tables kept in a single-file trace."""
     out = {}
     meta = meta or {}
-    for kind in ("launches", "sites", "instructions"):
+    for kind in ("launches", "sites", "instructions", "machine_code"):
         raw = meta.get(META_PREFIX + kind.encode())
         if raw is None:
             out[kind] = schema.empty(kind)

@@ -88,14 +88,15 @@ class Trace:
     @cached_property
     def _small(self) -> dict[str, pa.Table]:
         if self._mem is not None:
-            return {k: self._mem.get(k, schema.empty(k)) for k in ("launches", "sites", "instructions")}
+            return {k: self._mem.get(k, schema.empty(k))
+                    for k in ("launches", "sites", "instructions", "machine_code")}
         if self.layout == "parquet":
             # add_key_value_metadata() writes to the file footer, not the Arrow schema.
             meta = dict(self._pf.schema_arrow.metadata or {})
             meta.update(self._pf.metadata.metadata or {})
             return store.small_tables_from_parquet_metadata(self.path, meta)
         out = {}
-        for kind in ("launches", "sites", "instructions"):
+        for kind in ("launches", "sites", "instructions", "machine_code"):
             p = self._table_path(kind)
             if not p.exists() and not (self.path / kind).is_dir():
                 out[kind] = schema.empty(kind)
@@ -113,6 +114,11 @@ class Trace:
     @property
     def sites(self) -> pa.Table:
         return self._small["sites"]
+
+    @property
+    def machine_code(self) -> pa.Table:
+        """The optional ``machine_code`` table (empty when the trace has none; see tracekit.isa)."""
+        return self._small["machine_code"]
 
     @cached_property
     def instructions(self) -> pa.Table:

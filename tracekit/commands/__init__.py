@@ -9,6 +9,7 @@ def register_all(app: typer.Typer) -> None:
     from . import analyze as analyze_cmds
     from . import calibrate as calibrate_cmds
     from . import compare as compare_cmds
+    from . import isa as isa_cmds
     from . import jobs as jobs_cmds
     from . import record as record_cmds
     from . import scale as scale_cmds
@@ -23,3 +24,4 @@ def register_all(app: typer.Typer) -> None:
     analyze_cmds.register(app)
     calibrate_cmds.register(app)
     scale_cmds.register(app)
+    isa_cmds.register(app)

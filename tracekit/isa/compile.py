@@ -81,7 +81,7 @@ def compiler_version() -> str:
     with tempfile.TemporaryDirectory(prefix="tracekit-ocloc-") as tmp:
         subprocess.run([ocloc, "query", "OCL_DRIVER_VERSION"], cwd=tmp, capture_output=True, timeout=60)
         f = Path(tmp) / "OCL_DRIVER_VERSION"
-        version = f.read_text(errors="replace").strip() if f.is_file() else ""
+        version = f.read_text(errors="replace").strip(" \0\n\t") if f.is_file() else ""
     return f"ocloc {version}".strip()
 
 

@@ -42,7 +42,7 @@ def tools_available() -> bool:
 
 
 def _log_excerpt(text: str, limit: int = 40) -> str:
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    lines = [ln for ln in text.strip().splitlines() if ln.strip() and not ln.startswith("Command was:")]
     if len(lines) > limit:
         lines = lines[:limit] + [f"... ({len(lines) - limit} more lines)"]
     return "\n".join("    " + ln for ln in lines)
