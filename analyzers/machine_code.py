@@ -40,6 +40,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from tracekit.isa.classes import ir_group_of
+
 from .alu import AluPricing, cost_of, cycles_table
 
 _IR_GROUPS = {"convert": "convert", "bitwise": "logic", "compare": "compare", "branch": "control",
@@ -91,6 +93,10 @@ class MachineCodeResult:
     scratch_write_bytes: float = 0.0
     int64_instructions: int = 0              # static: 64-bit integer ALU instructions (address math)
     group_instructions: dict = field(default_factory=dict)   # executed, by group
+    #: executed machine operations (SIMD halves counted as halves) by the IR group whose work they do,
+    #: next to the IR instructions executed by group (per wave): the dynamic machine-per-IR ratio
+    ir_group_machine: dict = field(default_factory=dict)
+    ir_group_issues: dict = field(default_factory=dict)
     send_messages: dict = field(default_factory=dict)        # executed, by message kind
     factors: dict = field(default_factory=dict)              # ir_machine_factors applied
     per_line: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
@@ -107,7 +113,7 @@ class MachineCodeResult:
             "line_mapping",
             "dynamic_coverage", "static_coverage", "machine_instructions", "machine_cycles",
             "once_per_wave_instructions", "scratch_read_bytes", "scratch_write_bytes", "int64_instructions",
-            "group_instructions", "send_messages", "factors")}
+            "group_instructions", "send_messages", "ir_group_machine", "ir_group_issues", "factors")}
         d["narrowed"] = self.narrowed
         d["lines"] = self.per_line.to_dict(orient="records") if not self.per_line.empty else []
         return d
@@ -219,7 +225,8 @@ def machine_pricing(kisa, issues: pd.DataFrame, sites: pd.DataFrame | None, targ
     at_col = pd.MultiIndex.from_arrays([files, lines, cols]).isin(col_n.index)
     at_line = ~at_col & pd.MultiIndex.from_arrays([files, lines]).isin(line_n.index)
     once = ~(at_col | at_line)
-    cyc = instruction_cycles(ins, target, geo.fast_math)
+    unroll = _unroll_factors(ins, keys, issues, files, lines, cols, at_col)
+    cyc = instruction_cycles(ins, target, geo.fast_math) / unroll
 
     # machine cycles per key, shared equally by the key's sites
     frame = pd.DataFrame({"file": files, "line": lines, "column": cols, "cycles": cyc})
@@ -239,13 +246,18 @@ def machine_pricing(kisa, issues: pd.DataFrame, sites: pd.DataFrame | None, targ
     execs[at_col] = ex_col.reindex(pd.MultiIndex.from_arrays(
         [files[at_col], lines[at_col], cols[at_col]])).to_numpy()
     execs[at_line] = ex_line.reindex(pd.MultiIndex.from_arrays([files[at_line], lines[at_line]])).to_numpy()
+    execs = np.where(once, execs, execs / unroll)
     scale = geo.sample_scale
     scratch = (ins["send_kind"] == "scratch").to_numpy()
     covered = keys.set_index(["file", "line"]).index.isin(
         pd.MultiIndex.from_arrays([files[~once], lines[~once]]))
     total_issues = float(per_site.sum())
     coverage = float(keys.loc[covered, "issues"].sum()) / total_issues if total_issues else 0.0
-    dyn = pd.DataFrame({"group": ins["group"], "send_kind": ins["send_kind"], "n": execs * scale})
+    dyn = pd.DataFrame({"group": ins["group"], "send_kind": ins["send_kind"], "n": execs * scale,
+                        "ops": execs * ins["weight"].to_numpy(dtype=float) * scale,
+                        "ir_group": [ir_group_of(g, o, k) for g, o, k in
+                                     zip(ins["group"], ins["opclass"], ins["send_kind"], strict=True)]})
+    ir_issues = issues.groupby("opclass", observed=True)["issues"].sum()
     per_line = _per_line(ins, files, lines, execs * scale, cyc * execs * scale)
     result = MachineCodeResult(
         priced_by="machine_code",
@@ -260,8 +272,43 @@ def machine_pricing(kisa, issues: pd.DataFrame, sites: pd.DataFrame | None, targ
         group_instructions={str(k): float(v) for k, v in dyn.groupby("group")["n"].sum().items()},
         send_messages={str(k): float(v) for k, v in
                        dyn[dyn["group"] == "send"].groupby("send_kind")["n"].sum().items()},
+        ir_group_machine={str(k): float(v) for k, v in dyn.groupby("ir_group")["ops"].sum().items()},
+        ir_group_issues={str(k): float(v) * scale for k, v in
+                         ir_issues.groupby(lambda c: ir_group(str(c))).sum().items()},
         per_line=per_line, **common)
     return AluPricing(site_cost=cost, wave_cycles=wave_cycles), result
+
+
+def _unroll_factors(ins: pd.DataFrame, keys: pd.DataFrame, issues: pd.DataFrame, files, lines, cols,
+                    at_col: np.ndarray) -> np.ndarray:
+    """How many iterations of its source lines one run of each instruction's basic block does.
+
+    The compiler unrolls loops: a block may hold U copies of a loop body, all on the
+    body's lines, and runs U times less often than those lines do.  Memory messages
+    anchor U: one IR load or store is one message per wave (SIMD halves counted as
+    halves), so a block with U times as many messages at a (line, column) as the IR
+    has memory instructions there was unrolled U times.  Blocks without such a
+    message count 1.
+    """
+    op = issues.groupby("site", observed=True)["opclass"].first().astype(str)
+    mem_sites = keys[keys["site"].map(op).isin(["load", "store", "atomic"])]
+    n_mem = mem_sites.groupby(["file", "line", "column"]).size()
+    pick = ins["send_kind"].isin(["global", "slm", "atomic"]).to_numpy() & at_col
+    out = np.ones(len(ins))
+    if not pick.any() or n_mem.empty:
+        return out
+    m = pd.DataFrame({"block": ins["block"].to_numpy()[pick], "file": files[pick].to_numpy(),
+                      "line": lines[pick].to_numpy(), "column": cols[pick].to_numpy(),
+                      "w": ins["weight"].to_numpy(dtype=float)[pick]})
+    per = m.groupby(["block", "file", "line", "column"])["w"].sum().reset_index()
+    per["n"] = pd.MultiIndex.from_frame(per[["file", "line", "column"]]).map(
+        lambda k: n_mem.get(k, np.nan))
+    per = per.dropna(subset=["n"])
+    if per.empty:
+        return out
+    per["u"] = per["w"] / per["n"]
+    factor = per.groupby("block")["u"].median().round().clip(lower=1.0)
+    return ins["block"].map(factor).fillna(1.0).to_numpy(dtype=float)
 
 
 def _per_line(ins: pd.DataFrame, files, lines, execs: np.ndarray, cycles: np.ndarray) -> pd.DataFrame:

@@ -161,3 +161,21 @@ def logical_weight(ins: ParsedInstruction, simd_width: int) -> float:
     if ins.write_enable or ins.exec_size >= simd_width or ins.exec_size <= 1:
         return 1.0
     return ins.exec_size / simd_width
+
+
+def ir_group_of(group: str, opclass: str, kind: str) -> str:
+    """The IR instruction group (analyzers.machine_code.ir_group) whose work a machine instruction does.
+
+    Moves without conversion and end-of-thread messages have no IR counterpart: ``other``.
+    """
+    if group in ("float", "int", "math", "logic", "compare"):
+        return group
+    if group == "move":
+        return "convert" if opclass == "convert" else "other"
+    if group == "control":
+        return "barrier" if opclass == "barrier" else "control"
+    if group == "send":
+        if kind in ("barrier", "fence"):
+            return "barrier"
+        return "other" if kind == "eot" else "memory"
+    return "other"
