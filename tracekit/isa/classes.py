@@ -146,6 +146,8 @@ def classify(ins: ParsedInstruction) -> dict:
         out.update(group="control", opclass="branch")
     elif op in ("wait", "sync"):
         out.update(group="control", opclass="barrier")
+    elif op == "nop":       # a scheduling bubble the compiler inserts
+        out.update(group="control", opclass="other")
     else:
         out.update(group="other", opclass="other")
     return out

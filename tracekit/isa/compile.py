@@ -144,6 +144,7 @@ def compile_source(source_text: str, device: str, platform: str, *, options: str
     :class:`~tracekit.isa.tools.IsaCompileError` (with the build log) when the
     source does not build.
     """
+    tools.find_tool("ocloc")
     tools.find_tool("iga64")
     name = Path(source_name).name or "kernel.cl"
     with tools.scratch_dir() as tmp:
