@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 from tracekit.isa import compile_source
 from tracekit.isa.classes import GROUPS, SEND_KINDS
