@@ -66,6 +66,41 @@ ACCESSES = pa.schema([
 #: Columns an accesses table must have; ``buffer`` is optional.
 ACCESS_REQUIRED = tuple(f.name for f in ACCESSES if f.name != "buffer")
 
+#: Addressing modes and filters of an OpenCL sampler, as written in ``sampler_addressing``
+#: and ``sampler_filter`` (``none`` is also what a read without a sampler uses).
+SAMPLER_ADDRESSING = ("none", "clamp_to_edge", "clamp", "repeat", "mirrored_repeat")
+SAMPLER_FILTERS = ("nearest", "linear")
+#: Channel orders and channel types of an image, written ``ORDER:TYPE`` in ``image_format``
+#: (OpenCL's names, lower case, without the ``CL_`` prefix).
+CHANNEL_ORDERS = ("r", "a", "rg", "ra", "rgb", "rgba", "bgra", "argb", "intensity", "luminance",
+                  "rx", "rgx", "rgbx")
+CHANNEL_TYPES = ("snorm_int8", "snorm_int16", "unorm_int8", "unorm_int16", "signed_int8",
+                 "signed_int16", "signed_int32", "unsigned_int8", "unsigned_int16", "unsigned_int32",
+                 "half_float", "float")
+
+#: Optional columns of ``accesses`` for ``image`` rows (read_image*/write_image*): which texel
+#: was read or written, the image's channel format, and the sampler of a read.  Null on every
+#: other row, and on an image write's sampler columns.  A trace without image accesses need
+#: not have them; readers add them as nulls.
+IMAGE_FIELDS = (
+    pa.field("texel_x", pa.int32(), nullable=True),
+    pa.field("texel_y", pa.int32(), nullable=True),
+    pa.field("texel_z", pa.int32(), nullable=True),
+    pa.field("image_format", _DICT_STR, nullable=True),
+    pa.field("sampler_addressing", _DICT_STR, nullable=True),
+    pa.field("sampler_filter", _DICT_STR, nullable=True),
+    pa.field("sampler_normalized", pa.bool_(), nullable=True),
+)
+IMAGE_COLUMNS = tuple(f.name for f in IMAGE_FIELDS)
+#: ``accesses`` with the image columns: the schema of a trace that has them.
+ACCESSES_WITH_IMAGES = pa.schema(list(ACCESSES) + list(IMAGE_FIELDS))
+
+
+def accesses_schema(names) -> pa.Schema:
+    """The accesses schema for a table with these column names: with the image columns
+    when it has any of them, the plain v1 columns otherwise."""
+    return ACCESSES_WITH_IMAGES if any(n in IMAGE_COLUMNS for n in names) else ACCESSES
+
 INSTRUCTIONS = pa.schema([
     pa.field("kernel", _DICT_STR, nullable=False),
     pa.field("launch", pa.int32(), nullable=False),

@@ -74,11 +74,13 @@ def cast_column(col, field: pa.Field, *, path: str | None = None, hint: str | No
 def conform(table: pa.Table | pa.RecordBatch, kind: str) -> pa.Table:
     """Cast ``table`` to the canonical schema of ``kind``, adding optional columns.
 
-    Raises :class:`TraceFormatError` naming the column that cannot be cast.
+    An accesses table keeps the optional image columns when it has any of them
+    (:func:`tracekit.schema.accesses_schema`).  Raises :class:`TraceFormatError`
+    naming the column that cannot be cast.
     """
-    target = schema.TABLES[kind]
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
+    target = schema.accesses_schema(table.column_names) if kind == "accesses" else schema.TABLES[kind]
     cols = []
     for field in target:
         if field.name in table.column_names:
@@ -127,20 +129,43 @@ class TraceWriter:
         self._closed = False
 
     # -- streaming tables -------------------------------------------------
-    def _writer(self, kind: str) -> pq.ParquetWriter:
+    def _writer(self, kind: str, target: pa.Schema | None = None) -> pq.ParquetWriter:
         w = self._writers.get(kind)
         if w is None:
-            target = schema.TABLES[kind]
-            name = "accesses.parquet" if self.layout == "parquet" else f"{kind}.parquet"
-            w = pq.ParquetWriter(self._tmp / name, target, **_parquet_options(target))
+            target = target or schema.TABLES[kind]
+            w = pq.ParquetWriter(self._tmp / self._file(kind), target, **_parquet_options(target))
             self._writers[kind] = w
         return w
 
+    def _file(self, kind: str) -> str:
+        return "accesses.parquet" if self.layout == "parquet" else f"{kind}.parquet"
+
     def write_accesses(self, batch: pa.Table | pa.RecordBatch) -> None:
         t = conform(batch, "accesses")
-        if len(t):
-            self._writer("accesses").write_table(t, row_group_size=1 << 20)
-            self.rows["accesses"] += len(t)
+        if not len(t):
+            return
+        w = self._writers.get("accesses")
+        if w is not None and len(t.schema) > len(w.schema):
+            self._widen_accesses()
+        elif w is not None and len(t.schema) < len(w.schema):
+            t = conform(t.append_column(schema.IMAGE_FIELDS[0], pa.nulls(len(t), pa.int32())), "accesses")
+        self._writer("accesses", t.schema).write_table(t, row_group_size=1 << 20)
+        self.rows["accesses"] += len(t)
+
+    def _widen_accesses(self) -> None:
+        """Rewrite the accesses written so far with the image columns (null), once: the
+        first image rows can come after a launch without images (a host program)."""
+        self._writers.pop("accesses").close()
+        narrow = self._tmp / (self._file("accesses") + ".narrow")
+        os.replace(self._tmp / self._file("accesses"), narrow)
+        w = self._writer("accesses", schema.ACCESSES_WITH_IMAGES)
+        pf = pq.ParquetFile(narrow)
+        for i in range(pf.num_row_groups):
+            t = pf.read_row_group(i)
+            t = conform(t.append_column(schema.IMAGE_FIELDS[0], pa.nulls(len(t), pa.int32())), "accesses")
+            w.write_table(t, row_group_size=1 << 20)
+        pf.close()
+        narrow.unlink()
 
     def write_instructions(self, batch: pa.Table | pa.RecordBatch) -> None:
         t = conform(batch, "instructions")

@@ -135,7 +135,7 @@ class Trace:
 
     def _access_columns(self) -> list[str]:
         names = self._pf.schema_arrow.names
-        return [f.name for f in schema.ACCESSES if f.name in names]
+        return [f.name for f in schema.ACCESSES_WITH_IMAGES if f.name in names]
 
     @property
     def num_accesses(self) -> int:
@@ -171,7 +171,8 @@ class Trace:
             for b in expand_batches(stored):
                 yield b if want is None else b.select(want)
             return
-        target = schema.TABLES[table]
+        # the image columns are optional: asked for from a trace without them, they come as nulls
+        target = schema.ACCESSES_WITH_IMAGES if table == "accesses" else schema.TABLES[table]
         t = self._in_memory(table)
         if t is not None:
             if launches is not None:

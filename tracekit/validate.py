@@ -24,6 +24,7 @@ from . import schema
 from .columns import Bad, check_nulls, first_true, first_unordered, normalise_vocabulary, to_integer
 from .errors import TracekitError
 from .trace import Trace, open_trace
+from .validate_images import check_image_columns
 
 _INT_COLUMNS = {"accesses": {"launch": (pa.int32(), 0), "group": (pa.int64(), 0), "item": (pa.int32(), 0),
                              "site": (pa.int32(), 0), "seq": (pa.int64(), 0),
@@ -229,6 +230,8 @@ def _check_columns(batch: pa.RecordBatch, table: str, row0: int, out: _Collector
     b = check_nulls(batch.column("kernel"))
     if b:
         bad(Bad(b.index, b.value, "empty kernel name", b.count), "kernel")
+    if table == "accesses" and any(c in batch.schema.names for c in schema.IMAGE_COLUMNS):
+        check_image_columns(batch, batch.column("space"), bad)
     if table == "accesses" and "buffer" in batch.schema.names:
         col = batch.column("buffer")
         valid = pc.drop_null(col)

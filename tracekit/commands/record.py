@@ -23,7 +23,8 @@ Every launch of a host program (C, C++, Python with pyopencl):
 
 --arg syntax: float[N] (zeros), float[N]=1.5, float[N]=rand[:SEED[:LO:HI]],
 int[N]=range[:START[:STEP]], float[N]=@x.npy or @x.npy, int:42, float4:1,2,3,4,
-local:BYTES or local:float[256].  See docs/recording.md.
+local:BYTES or local:float[256], img:rgba:float:W,H[=INIT] (image1d/2d/3d by the number of sizes),
+sampler:ADDRESSING,FILTER[,normalized].  See docs/recording.md.
 """
 
 
