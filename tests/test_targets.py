@@ -44,6 +44,11 @@ def test_every_number_of_a_shipped_target_has_a_source(name):
         missing += [f"caches.{c.name}.{f.name}" for f in fields(c)
                     if f.name != "name" and f"caches.{c.name}.{f.name}" not in t.sources]
     missing += [f"alu_cycles.{k}" for k in t.alu_cycles if f"alu_cycles.{k}" not in t.sources]
+    assert t.texture is not None  # every shipped target says how it reads images
+    missing += [f"texture.{k}" for k in ("tile_bytes", "tile_rows") if f"texture.{k}" not in t.sources]
+    for c in t.texture.caches:
+        missing += [f"texture_caches.{c.name}.{f.name}" for f in fields(c)
+                    if f.name != "name" and f"texture_caches.{c.name}.{f.name}" not in t.sources]
     assert missing == []
     assert all(s.strip() for s in t.sources.values())
     # assumed values carry their reason in the assumptions table as well
@@ -182,6 +187,18 @@ BAD = [
     ('ways = { value = 4, assumed', 'assoc = { value = 4, assumed', "caches.L1.assoc", "unknown key"),
     ('[dram]\n', '[dram]\nlatency_cycles = { value = 1, source = "x" }\n',
      "dram.latency_cycles", "unknown key"),
+    ('tile_bytes = { value = 128,', 'tile_bytes = { value = 96,', "texture.tile_bytes", "power of two"),
+    ('tile_rows = { value = 0,', 'tile_rows = { value = -1,', "texture.tile_rows", ">= 0"),
+    ('[texture]\n', '[texture]\nshared_with = { value = "L3", assumed = "x" }\n', "texture.shared_with",
+     "must name a level of [[caches]]"),
+    ('[texture]\n', '[texture]\nshared_with = { value = "L1", assumed = "x" }\n', "texture_caches",
+     "give no [[texture_caches]]"),
+    ('size_bytes = { value = 8192,', 'size_bytes = { value = 8000,', "texture_caches.TPU.ways", "divide"),
+    ('scope = { value = "compute_unit", source = "powervr-rogue-compute-recommendations.txt §Texture',
+     'scope = { value = "shared", source = "powervr-rogue-compute-recommendations.txt §Texture',
+     "texture_caches.TPU.scope", "must be compute_unit"),
+    ('compute_units_per_instance = { value = 2,', 'compute_units_per_instance = { value = 0,',
+     "texture_caches.TPU.compute_units_per_instance", "> 0"),
 ]
 
 
@@ -282,7 +299,8 @@ def test_docs_describe_every_schema_key():
     from tracekit.targets import schema as S
     doc = (Path(__file__).resolve().parents[1] / "docs" / "targets.md").read_text()
     for prefix, table in (("", S.TOP), ("simd.", S.SIMD), ("caches[].", S.CACHE),
-                          ("local_memory.", S.LOCAL_MEMORY), ("dram.", S.DRAM), ("occupancy.", S.OCCUPANCY)):
+                          ("local_memory.", S.LOCAL_MEMORY), ("dram.", S.DRAM), ("occupancy.", S.OCCUPANCY),
+                          ("texture.", S.TEXTURE), ("texture_caches[].", S.TEXTURE_CACHE)):
         for key, spec in table.items():
             assert f"`{prefix}{key}`" in doc, key
             if spec.rule:
@@ -295,3 +313,23 @@ def test_loaded_targets_do_not_share_mutable_state():
     a.extra["peak_throughput"].clear()
     b = load_target("powervr-g6400")
     assert b.alu_cycles["fp32_fma"] == 1.0 and len(b.extra["peak_throughput"]) == 10
+
+
+def test_texture_tile_shapes():
+    """A tile holds tile_bytes of texels in tile_rows rows, or as square as it can (tile_rows = 0)."""
+    adreno, pvr, h200 = (load_target(n).texture for n in ("adreno-640", "powervr-g6400", "nvidia-h200"))
+    assert [adreno.tile_shape(b) for b in (1, 4, 16)] == [(16, 4), (4, 4), (1, 4)]
+    assert [pvr.tile_shape(b) for b in (1, 4, 8, 16)] == [(16, 8), (8, 4), (4, 4), (4, 2)]
+    assert h200.tile_shape(4) == (16, 2) and h200.shared_with == "L1" and h200.caches == ()
+    assert load_target("powervr-g6400").texture.caches[0].compute_units_per_instance == 2
+
+
+def test_a_target_without_texture_section_still_loads(tmp_path):
+    text = target_path("adreno-640").read_text()
+    start, end = text.index("[texture]"), text.index("[local_memory]")
+    p = tmp_path / "old.toml"
+    p.write_text(text[:start] + text[end:])
+    assert load_target(p).texture is None
+    p.write_text(text[:start] + text[text.index("[[texture_caches]]"):])
+    with pytest.raises(TargetError, match="texture_caches.*needs a \\[texture\\] section"):
+        load_target(p)

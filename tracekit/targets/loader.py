@@ -17,7 +17,16 @@ from pathlib import Path
 from ..errors import TargetError
 from ..schema import OPCLASSES, is_opclass
 from . import schema as S
-from .model import CacheLevel, DramSpec, LocalMemorySpec, OccupancySpec, SimdSpec, Target
+from .model import (
+    CacheLevel,
+    DramSpec,
+    LocalMemorySpec,
+    OccupancySpec,
+    SimdSpec,
+    Target,
+    TextureCacheLevel,
+    TextureSpec,
+)
 
 try:  # Python >= 3.11
     import tomllib
@@ -150,7 +159,7 @@ class _Parser:
     # -- sections -----------------------------------------------------------
     def target(self, doc: dict) -> Target:
         known = set(S.IDENTITY) | set(S.TOP) | set(S.SECTIONS) | {"caches", "alu_cycles", "extra",
-                                                                  "assumptions"}
+                                                                  "assumptions", "texture", "texture_caches"}
         self._unknown(doc, known, "")
         for k in S.IDENTITY:
             if not isinstance(doc.get(k), str) or not doc[k].strip():
@@ -166,12 +175,13 @@ class _Parser:
         occ = self.occupancy(doc["occupancy"])
         alu = self.alu(doc["alu_cycles"])
         extra = self.extra(doc.get("extra", {}), "extra")
+        texture = self.texture(doc.get("texture"), doc.get("texture_caches"), caches)
         self.free_assumptions(doc.get("assumptions", {}))
         return Target(
             name=doc["name"], vendor=doc["vendor"], family=doc["family"],
             description=doc["description"], simd=simd, caches=caches,
             local_memory=LocalMemorySpec(**local), dram=DramSpec(**dram),
-            occupancy=OccupancySpec(**occ), alu_cycles=alu, extra=extra,
+            occupancy=OccupancySpec(**occ), alu_cycles=alu, extra=extra, texture=texture,
             sources=self.sources, assumptions=self.assumptions, **top,
         )
 
@@ -211,6 +221,47 @@ class _Parser:
                                                          f"with line_bytes {line}")
             out.append(CacheLevel(name=name, **v))
         return tuple(out)
+
+    def texture(self, table, levels, caches: tuple[CacheLevel, ...]) -> TextureSpec | None:
+        """``[texture]`` and its ``[[texture_caches]]`` (both optional, but not one without the other)."""
+        if table is None:
+            if levels is not None:
+                raise self.fail("texture_caches", "needs a [texture] section (tile_bytes, tile_rows)")
+            return None
+        v = self.section(table, S.TEXTURE, "texture")
+        shared = v.get("shared_with", "")
+        if shared and shared not in {c.name for c in caches}:
+            raise self.fail("texture.shared_with", f"{S.TEXTURE['shared_with'].rule}; got '{shared}', "
+                                                   f"levels: {', '.join(c.name for c in caches)}")
+        if levels is None:
+            levels = []
+        if not isinstance(levels, list):
+            raise self.fail("texture_caches", "must be a list of [[texture_caches]] tables, nearest first")
+        if shared and levels:
+            raise self.fail("texture_caches", f"texture.shared_with names the data cache '{shared}' as the "
+                                              "texture cache: give no [[texture_caches]] as well")
+        if not shared and not levels:
+            raise self.fail("texture_caches", "give at least one [[texture_caches]] level, or "
+                                              "texture.shared_with naming the data cache that serves images")
+        out, seen = [], {c.name for c in caches}
+        for i, lv in enumerate(levels):
+            if not isinstance(lv, dict):
+                raise self.fail(f"texture_caches[{i}]", "must be a table")
+            name = lv.get("name")
+            if not isinstance(name, str) or not name.strip():
+                raise self.fail(f"texture_caches[{i}].name", "required string field is missing or empty")
+            if name in seen:
+                raise self.fail(f"texture_caches[{i}].name", f"duplicate cache name '{name}'")
+            seen.add(name)
+            label = f"texture_caches.{name}"
+            c = self.section({k: x for k, x in lv.items() if k != "name"}, S.TEXTURE_CACHE, label)
+            line, size, ways = c["line_bytes"], c["size_bytes"], c["ways"]
+            if size % line or (size // line) % ways:
+                raise self.fail(f"{label}.ways", f"{S.TEXTURE_CACHE['ways'].rule}: size_bytes {size}, "
+                                                 f"line_bytes {line}, ways {ways}")
+            out.append(TextureCacheLevel(name=name, **c))
+        return TextureSpec(tile_bytes=v["tile_bytes"], tile_rows=v["tile_rows"], caches=tuple(out),
+                           shared_with=shared)
 
     def occupancy(self, table) -> dict:
         v = self.section(table, S.OCCUPANCY, "occupancy")

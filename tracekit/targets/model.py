@@ -64,6 +64,56 @@ class CacheLevel:
 
 
 @dataclass(frozen=True)
+class TextureCacheLevel:
+    """A read-only cache of the texture path (Adreno TP L1, Intel sampler L1/L2, PowerVR TPU cache).
+
+    Only image reads look it up; its misses go on to the first level of
+    ``Target.caches`` as line-sized loads.
+    """
+
+    name: str
+    scope: str                # "compute_unit"
+    size_bytes: int
+    line_bytes: int
+    ways: int
+    compute_units_per_instance: int = 1
+    latency_cycles: float = 0.0
+    bandwidth_bytes_per_cycle: float = 0.0   # per instance
+
+    @property
+    def sets(self) -> int:
+        return self.size_bytes // (self.line_bytes * self.ways)
+
+
+@dataclass(frozen=True)
+class TextureSpec:
+    """How images are laid out and read.
+
+    Images are stored in tiles of ``tile_bytes``: ``tile_rows`` rows of texels (0:
+    as square as the tile allows), each ``tile_bytes / tile_rows`` bytes wide, so
+    one line of the texture cache holds a 2-D block of texels, not a run of one
+    row.  Reads go through ``caches`` (nearest first) and then the data hierarchy;
+    where ``shared_with`` names a data cache level, that level is the texture
+    cache and reads enter the data hierarchy directly.  Image writes take the data
+    path, at their tiled addresses.
+    """
+
+    tile_bytes: int
+    tile_rows: int
+    caches: tuple[TextureCacheLevel, ...] = ()
+    shared_with: str = ""
+
+    def tile_shape(self, texel_bytes: int) -> tuple[int, int]:
+        """(width, height) in texels of one tile for texels of ``texel_bytes``."""
+        texels = max(1, self.tile_bytes // max(int(texel_bytes), 1))
+        if self.tile_rows:
+            rows = min(self.tile_rows, texels)
+        else:  # square: the larger side across
+            rows = 1 << ((texels.bit_length() - 1) // 2)
+        return max(1, texels // rows), rows
+
+
+@dataclass(frozen=True)
 class LocalMemorySpec:
     """Work-group local memory (PowerVR common store, Intel SLM, NVIDIA shared)."""
 
@@ -118,6 +168,8 @@ class Target:
     alu_cycles: dict[str, float] = field(default_factory=dict)
     #: Extra, target-specific numbers (e.g. the guide's peak-throughput table).
     extra: dict[str, object] = field(default_factory=dict)
+    #: The texture path for image accesses; None: images go through ``caches`` as buffers do.
+    texture: TextureSpec | None = None
     sources: dict[str, str] = field(default_factory=dict)
     assumptions: dict[str, str] = field(default_factory=dict)
 

@@ -114,6 +114,32 @@ OCCUPANCY = {
     "max_registers_per_item": Field("int", required=False, doc="0: unknown", **NONNEG),
 }
 
+#: ``[texture]``: how images are laid out in memory and which cache serves their reads.
+#: Optional (a target without it sends image accesses through ``caches`` at their linear
+#: addresses); every shipped target has one.
+TEXTURE = {
+    "tile_bytes": Field("int", doc="bytes of one tile of the image layout: the texels one "
+                                   "texture-cache line holds", **POW2),
+    "tile_rows": Field("int", rule="must be >= 0 (0: as square as the tile allows)", check=non_negative,
+                       doc="texel rows in one tile; its width is tile_bytes / tile_rows / texel bytes"),
+    "shared_with": Field("str", required=False, rule="must name a level of [[caches]]",
+                         doc="the data cache that is also the texture cache (no [[texture_caches]])"),
+}
+
+#: One ``[[texture_caches]]`` level: read-only, nearest first, in front of ``caches``.
+TEXTURE_CACHE = {
+    "scope": Field("str", choices=("compute_unit",), rule="must be compute_unit",
+                   doc="one instance per compute_units_per_instance compute units"),
+    "size_bytes": Field("int", doc="capacity of one instance", **POS),
+    "line_bytes": Field("int", doc="line size", **POW2),
+    "ways": Field("int", rule="must be > 0 and divide size_bytes / line_bytes", check=positive,
+                  doc="associativity"),
+    "compute_units_per_instance": Field("int", required=False, doc="compute units sharing one instance "
+                                        "(PowerVR: a TPU per USC pair); default 1", **POS),
+    "latency_cycles": Field("float", required=False, doc="load-to-use latency of a hit", **NONNEG),
+    "bandwidth_bytes_per_cycle": Field("float", required=False, doc="per instance", **NONNEG),
+}
+
 SECTIONS = {"simd": SIMD, "local_memory": LOCAL_MEMORY, "dram": DRAM, "occupancy": OCCUPANCY}
 
 #: alu_cycles keys beyond the trace opclasses: the fallback for math_* builtins.
