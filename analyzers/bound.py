@@ -60,6 +60,9 @@ class MemoryTraffic:
     #: Of ``dram_bytes``, those written back (dirty data, including what the end-of-launch
     #: flush wrote); used to keep what a write-back last level still holds off the launch's time.
     dram_bytes_written: float = 0.0
+    #: The texture caches image reads passed through, nearest first (their misses are loads of
+    #: ``levels[0]``); per-unit scope, bandwidth per compute unit.
+    texture_levels: tuple[LevelTraffic, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,7 @@ def memory_times(traffic: MemoryTraffic, target, active_cus: int) -> dict[str, f
     """Seconds each level needs to move its bytes at its bandwidth."""
     clock_hz = float(target.clock_mhz) * 1e6
     out: dict[str, float] = {}
-    for lvl in traffic.levels:
+    for lvl in traffic.texture_levels + traffic.levels:
         if lvl.bandwidth_bytes_per_cycle <= 0:
             continue
         instances = active_cus if lvl.scope == "compute_unit" else 1
@@ -157,10 +160,21 @@ def mean_load_latency_s(traffic: MemoryTraffic, target) -> tuple[float, dict[str
 
     Walking the levels nearest first, a level serves its hit rate of what reached
     it; DRAM serves the rest.  A level's latency is the whole load-to-use time
-    when it hits.
+    when it hits.  Texture-cache hits come first, as their share of all load
+    lookups (texture lookups and the buffer loads that reached the data levels).
     """
     clock_hz = float(target.clock_mhz) * 1e6
     remaining, latency, served = 1.0, 0.0, {}
+    tex = traffic.texture_levels
+    if tex and tex[0].load_accesses:
+        fills = tex[-1].load_accesses - tex[-1].load_hits
+        first = traffic.levels[0].load_accesses if traffic.levels else 0.0
+        lookups = tex[0].load_accesses + max(first - fills, 0.0)
+        for lvl in tex:
+            share = lvl.load_hits / lookups
+            served[lvl.name] = share
+            latency += share * lvl.latency_cycles / clock_hz
+            remaining -= share
     for lvl in traffic.levels:
         rate = lvl.load_hits / lvl.load_accesses if lvl.load_accesses else 0.0
         share = remaining * rate
@@ -182,10 +196,11 @@ def request_latency_s(traffic: MemoryTraffic, target, transactions_per_request: 
     clock_hz = float(target.clock_mhz) * 1e6
     k = max(transactions_per_request, 1.0)
     _, served = mean_load_latency_s(traffic, target)
-    lat = {lvl.name: lvl.latency_cycles / clock_hz for lvl in traffic.levels}
+    levels = traffic.texture_levels + traffic.levels
+    lat = {lvl.name: lvl.latency_cycles / clock_hz for lvl in levels}
     lat["DRAM"] = float(target.dram.latency_ns) * 1e-9
     total, cum, prev = 0.0, 0.0, 0.0
-    for name in [lvl.name for lvl in traffic.levels] + ["DRAM"]:
+    for name in [lvl.name for lvl in levels] + ["DRAM"]:
         cum = min(cum + served.get(name, 0.0), 1.0)
         done = 1.0 if name == "DRAM" else cum ** k
         total += (done - prev) * lat[name]

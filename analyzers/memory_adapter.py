@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .bound import LevelTraffic, MemoryTraffic
+from .texture_replay import SITE_SUMS as TEXTURE_SUMS
+from .texture_replay import add_rates
 
 MEMORY_SPACES = ("global", "constant", "image")
 LOAD_OPS = ("load", "atomic")
@@ -40,7 +42,7 @@ def _site_table(sites: pd.DataFrame) -> pd.DataFrame:
     """One row per site (a site is one static instruction, so one space and op)."""
     if sites.empty:
         return sites
-    cols = [c for c in _SUM_COLS if c in sites.columns]
+    cols = [c for c in _SUM_COLS + TEXTURE_SUMS if c in sites.columns]
     first = sites.groupby("site", sort=True)[["space", "op"]].first()
     sums = sites.groupby("site", sort=True)[cols].sum()
     out = first.join(sums)
@@ -50,7 +52,9 @@ def _site_table(sites: pd.DataFrame) -> pd.DataFrame:
         w = (sites["conflict_degree_mean"].fillna(0) * sites["requests"]).groupby(sites["site"]).sum()
         out["conflict_degree_mean"] = (w / req).where(out["space"] == "local")
         out["conflict_degree_max"] = sites.groupby("site")["conflict_degree_max"].max()
-    return out.reset_index()
+    if "row_pitch_bytes" in sites.columns:
+        out["row_pitch_bytes"] = sites.groupby("site")["row_pitch_bytes"].max()
+    return add_rates(out).reset_index()
 
 
 def launch_memory(replay, target, scale: float = 1.0) -> LaunchMemory:
@@ -79,7 +83,18 @@ def launch_memory(replay, target, scale: float = 1.0) -> LaunchMemory:
         loads = sites
     else:
         loads = sites[sites["space"].isin(MEMORY_SPACES) & sites["op"].isin(LOAD_OPS)]
+    texture = []
+    spec = target.texture
+    for lv, stats in zip(spec.caches if spec is not None else (), getattr(replay, "texture_caches", []),
+                         strict=False):
+        lookups = stats["hits"] + stats["misses"]
+        texture.append(LevelTraffic(
+            name=lv.name, scope=lv.scope, bytes=lookups * lv.line_bytes * scale,
+            bandwidth_bytes_per_cycle=float(lv.bandwidth_bytes_per_cycle) / lv.compute_units_per_instance,
+            latency_cycles=float(lv.latency_cycles), load_accesses=float(lookups) * scale,
+            load_hits=float(stats["hits"]) * scale))
     traffic = MemoryTraffic(
+        texture_levels=tuple(texture),
         levels=tuple(levels),
         dram_bytes=float(doc["memory"]["dram_bytes"]) * scale,
         load_requests=float(loads["requests"].sum()) * scale if len(loads) else 0.0,

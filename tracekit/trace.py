@@ -133,6 +133,13 @@ class Trace:
             return self._mem["accesses"]
         return store.conform(self._pf.read(columns=self._access_columns()), "accesses")
 
+    @property
+    def access_columns(self) -> list[str]:
+        """Names of the accesses columns the trace stores (optional ones only where present)."""
+        if self._mem is not None:
+            return list(self._mem["accesses"].column_names)
+        return self._access_columns()
+
     def _access_columns(self) -> list[str]:
         names = self._pf.schema_arrow.names
         return [f.name for f in schema.ACCESSES_WITH_IMAGES if f.name in names]
@@ -178,6 +185,9 @@ class Trace:
             if launches is not None:
                 t = t.filter(pa.compute.is_in(t["launch"], pa.array(sorted(launches), pa.int32())))
             if columns:
+                for c in columns:  # an optional column the table lacks comes as nulls
+                    if c not in t.column_names and c in target.names and target.field(c).nullable:
+                        t = t.append_column(target.field(c), pa.nulls(len(t), target.field(c).type))
                 t = t.select(columns)
             yield from t.to_batches(max_chunksize=batch_size)
             return

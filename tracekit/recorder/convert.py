@@ -18,7 +18,7 @@ import pyarrow as pa
 from .. import schema
 from ..store import TraceWriter
 from . import stream
-from .convert_images import ImageColumns, image_arguments
+from .convert_images import ImageColumns, image_arguments, image_call_lanes
 from .layout import DeviceLayout
 
 #: The plugin's space and op codes (stream.h) are positions in these lists, so an
@@ -127,9 +127,9 @@ class Converter:
         state = LaunchState(
             launch=launch, kernel=kernel, info=info, base_slots=base, arg_slots=args,
             site_opclass=np.array([lookup[c] for c in sites["opclass"]], dtype=np.int32),
-            site_lanes=np.array(sites["lanes"], dtype=np.int64),
+            site_lanes=image_call_lanes(sites["opcode"], sites["lanes"]),
             opclasses=pa.array(names, pa.string()), layout=self.layout.describe(arg_of),
-            vector_sites=any(n != 1 for n in sites["lanes"]),
+            vector_sites=bool((image_call_lanes(sites["opcode"], sites["lanes"]) != 1).any()),
             images=ImageColumns(images) if images else None,
             kernel_dictionary=pa.array([kernel], pa.string()))
         self.launches.append(state)

@@ -126,3 +126,15 @@ class ImageColumns:
             "sampler_filter": codes(((sampler & _LINEAR) != 0).astype(np.int32), rvalid, _FILTERS),
             "sampler_normalized": normalized,
         }
+
+
+def image_call_lanes(opcodes: list, lanes: list) -> np.ndarray:
+    """Per site, the count each execution adds: the plugin's vector lanes, except 1 for an
+    image built-in call.  A read_image* returns four channels but is one texture instruction
+    whatever the image's format; counting it four times (as a float4 load is) would price an
+    image read as four loads in the ALU and latency models."""
+    out = np.array(lanes, dtype=np.int64)
+    for i, op in enumerate(opcodes):
+        if op and (op.startswith("call read_image") or op.startswith("call write_image")):
+            out[i] = 1
+    return out
