@@ -489,6 +489,14 @@ def _as_trace(trace) -> Trace:
     raise TypeError(f"expected a Trace, an Arrow table or a DataFrame of accesses, got {type(trace)!r}")
 
 
+def replay_columns(trace: Trace, target: Target) -> list[str]:
+    """The accesses columns the replay reads: with a texture path, argument numbers and the
+    texel coordinates where the trace has them."""
+    if target.texture is None or not target.caches:
+        return _COLUMNS
+    return _COLUMNS + [c for c in TEXTURE_COLUMNS if c == "buffer" or c in trace.access_columns]
+
+
 def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = None,
                   chunk_rows: int = 1 << 20, group_sizes: dict[int, int] | None = None) -> MemoryReplay:
     """Replay the memory accesses of ``trace`` on ``target``.
@@ -506,9 +514,7 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
 
     kernels: dict[str, int] = {}
     textured = target.texture is not None and hierarchy is not None
-    # the texture path reads argument numbers, and texel coordinates where the trace has them
-    columns = _COLUMNS + [c for c in TEXTURE_COLUMNS if c == "buffer" or c in trace.access_columns] \
-        if textured else _COLUMNS
+    columns = replay_columns(trace, target)
 
     def batches():
         # only the wanted launches' row groups (or partition files) are read

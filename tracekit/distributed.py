@@ -165,16 +165,21 @@ def unit_shards(groups: np.ndarray, compute_units: int, pack: int) -> list[np.nd
 def merge_replays(parts, target):
     """Sum the memory replays of one launch's compute units into one MemoryReplay."""
     from analyzers.memory import MemoryReplay
+    from analyzers.texture_replay import SITE_SUMS as TEXTURE_SUMS
+    from analyzers.texture_replay import add_rates
     parts = [p for p in parts if p is not None and p.accesses]
     if not parts:
         return None
     sites = pd.concat([p.per_site for p in parts], ignore_index=True)
     keys = ["kernel", "launch", "site", "space", "op"]
     sums = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved", "local_cycles"]
+    sums += [c for c in TEXTURE_SUMS if c in sites.columns]  # the texture path's counts add up too
+    extra = {"row_pitch_bytes": ("row_pitch_bytes", "max")} if "row_pitch_bytes" in sites.columns else {}
     sites = sites.assign(_deg=sites["conflict_degree_mean"].fillna(0) * sites["requests"])
     agg = sites.groupby(keys, sort=True).agg(
         **{c: (c, "sum") for c in sums}, _deg=("_deg", "sum"),
-        conflict_degree_max=("conflict_degree_max", "max")).reset_index()
+        conflict_degree_max=("conflict_degree_max", "max"), **extra).reset_index()
+    agg = add_rates(agg)
     req = agg["requests"].where(agg["requests"] > 0)
     agg["transactions_per_request"] = agg["transactions"] / req
     local = agg["space"] == "local"
@@ -193,11 +198,18 @@ def merge_replays(parts, target):
     if len(degrees):
         degrees = degrees.groupby(["launch", "site", "conflict_degree"], sort=True)["requests"].sum()
         degrees = degrees.reset_index()
+    texture = []
+    for i, lv in enumerate(parts[0].texture_caches):
+        hits = sum(p.texture_caches[i]["hits"] for p in parts)
+        misses = sum(p.texture_caches[i]["misses"] for p in parts)
+        texture.append({"level": lv["level"], "scope": lv["scope"], "hits": hits, "misses": misses,
+                        "hit_rate": hits / (hits + misses) if hits + misses else 0.0})
     return MemoryReplay(
         target=target.name, accesses=sum(p.accesses for p in parts), per_site=agg,
         per_launch=pd.DataFrame(), caches=caches,
         dram_bytes_read=sum(p.dram_bytes_read for p in parts),
-        dram_bytes_written=sum(p.dram_bytes_written for p in parts), conflict_degrees=degrees)
+        dram_bytes_written=sum(p.dram_bytes_written for p in parts), conflict_degrees=degrees,
+        texture_caches=texture)
 
 
 # -- client side ----------------------------------------------------------------------
