@@ -16,7 +16,7 @@ import pandas as pd
 
 from .bound import LevelTraffic, MemoryTraffic
 from .texture_replay import SITE_SUMS as TEXTURE_SUMS
-from .texture_replay import add_rates
+from .texture_replay import add_rates, image_site_facts
 
 MEMORY_SPACES = ("global", "constant", "image")
 LOAD_OPS = ("load", "atomic")
@@ -118,5 +118,8 @@ def memory_by_launch(trace, target, geos) -> dict[int, LaunchMemory]:
     out = {}
     for g in geos:
         rep = replay_memory(trace, target, launches=[g.launch], group_sizes=sizes)
-        out[g.launch] = launch_memory(rep, target, g.sample_scale)
+        mem = out[g.launch] = launch_memory(rep, target, g.sample_scale)
+        facts = image_site_facts(trace, g.launch)  # image format and sampler per image site
+        if len(facts) and not mem.per_site.empty:
+            mem.per_site = mem.per_site.merge(facts, on="site", how="left")
     return out

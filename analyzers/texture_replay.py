@@ -258,3 +258,28 @@ def _buffer_rows(trace, launch: int, row: dict, meta: dict) -> dict[int, BufferR
     bases = {int(b["arg"]): int(b["base"]) for b in (meta.get("layout") or {}).get("global_buffers", [])
              if "arg" in b and "base" in b}
     return row_pitches(sample, local, groups, bases)
+
+
+#: Per-site facts of image sites: what the trace says about the images and samplers used.
+IMAGE_FACTS = ("image_format", "sampler_addressing", "sampler_filter", "sampler_normalized")
+
+
+def image_site_facts(trace, launch: int) -> pd.DataFrame:
+    """Per image site of a launch: its image format and its reads' sampler (the first value seen;
+    a site is one call, so one image and one sampler as a rule).  Empty without image columns."""
+    names = [c for c in IMAGE_FACTS if c in trace.access_columns]
+    if not names:
+        return pd.DataFrame(columns=["site", *IMAGE_FACTS])
+    frames = []
+    for b in trace.iter_batches(columns=["site", "space", *names], launches=[launch]):
+        t = pa.Table.from_batches([b])
+        t = t.filter(pa.compute.equal(t["space"].cast(pa.string()), "image"))
+        if t.num_rows:
+            frames.append(t.drop_columns(["space"]).to_pandas())
+    if not frames:
+        return pd.DataFrame(columns=["site", *IMAGE_FACTS])
+    df = pd.concat(frames, ignore_index=True)
+    for c in names:
+        if isinstance(df[c].dtype, pd.CategoricalDtype):
+            df[c] = df[c].astype(object)
+    return df.groupby("site", sort=True)[names].first().reset_index()

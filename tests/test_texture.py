@@ -134,6 +134,10 @@ def test_adreno_reads_images_through_the_texture_l1(buffer_trace, image_trace):
     # the why, in the result: the texture level is a level of the time model, serving most loads
     assert "TPL1" in img.bound.memory_levels_s and img.bound.evidence["load_served_by"]["TPL1"] > 0.5
     assert img.bound.time_s <= buf.bound.time_s
+    # what the image sites read with, for rules about samplers and formats
+    facts = ireads.iloc[0]
+    assert facts["image_format"] == "r:float" and facts["sampler_addressing"] == "clamp_to_edge"
+    assert facts["sampler_filter"] == ("nearest" if image_trace.startswith("conv") else "linear")
     # image writes take the data path
     writes = img.per_site[img.per_site["op"] == "store"]
     assert (writes["texture_lookups"] == 0).all() and (writes["cache_lookups"] > 0).all()
