@@ -15,6 +15,6 @@ from __future__ import annotations
 
 # The function shadows its module's name on purpose: ``from analyzers import analyze``
 # gives the function; the module stays reachable as ``sys.modules["analyzers.analyze"]``.
-from .analyze import AnalysisResult, LaunchResult, analyze, analyze_many
+from analyzers.analyze import AnalysisResult, LaunchResult, analyze, analyze_many
 
 __all__ = ["AnalysisResult", "LaunchResult", "analyze", "analyze_many"]

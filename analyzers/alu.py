@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .geometry import LaunchGeometry
-from .simd import WaveLayout, wave_group
+from analyzers.geometry import LaunchGeometry
+from analyzers.simd import WaveLayout, wave_group
 
 MATH_DEFAULT = "math_default"
 FAST_MATH_KEY = "alu_cycles_fast_math"

@@ -16,15 +16,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from analyzers import result_dict as rd
+from analyzers.alu import AluResult, alu_cost
+from analyzers.bound import BoundResult, Schedule, classify, load_chains, load_chains_from_requests
+from analyzers.geometry import LaunchGeometry, launch_geometries
+from analyzers.memory_adapter import LaunchMemory, memory_by_launch
+from analyzers.occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
+from analyzers.simd import SimdResult, simd_utilization, wave_issues, wave_issues_batches, wave_layout
 from tracekit.errors import TracekitError
-
-from . import result_dict as rd
-from .alu import AluResult, alu_cost
-from .bound import BoundResult, Schedule, classify, load_chains, load_chains_from_requests
-from .geometry import LaunchGeometry, launch_geometries
-from .memory_adapter import LaunchMemory, memory_by_launch
-from .occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
-from .simd import SimdResult, simd_utilization, wave_issues, wave_issues_batches, wave_layout
 
 
 @dataclass
@@ -103,7 +102,7 @@ def _resolve_target(target):
 
 def _resolve_trace(trace):
     if isinstance(trace, (str, os.PathLike)):
-        from tracekit.trace import open_trace
+        from tracekit.formats import open_trace
         return open_trace(trace)
     return trace
 
@@ -149,7 +148,7 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
         recorded_waves = layout.waves / geo.sample_scale
         chains = load_chains_from_requests(loads["requests"], recorded_waves)
     if traffic is None:
-        from .bound import MemoryTraffic
+        from analyzers.bound import MemoryTraffic
         traffic = MemoryTraffic(levels=(), dram_bytes=0.0, load_requests=0.0, load_transactions=0.0)
     elif not traffic.dram_bytes_written:
         written = float(mem.memory.get("dram_bytes_written", 0) or 0) * geo.sample_scale

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tracekit.schema import INSTRUCTIONS
+from tracekit.trace.schema import INSTRUCTIONS
 
 FAST_MATH_FLAGS = ("-cl-fast-relaxed-math", "-cl-finite-math-only")
 

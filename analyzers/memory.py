@@ -23,14 +23,13 @@ import pandas as pd
 import pyarrow as pa
 from numba import njit
 
-from tracekit import schema, store
+from analyzers.banks import bank_cycles
+from analyzers.cache import CacheHierarchy
+from analyzers.coalescing import distinct_segments
+from analyzers.waves import chunk_virtual_groups, form_requests, pack_factor, schedule
 from tracekit.targets.model import Target
-from tracekit.trace import Trace
-
-from .banks import bank_cycles
-from .cache import CacheHierarchy
-from .coalescing import distinct_segments
-from .waves import chunk_virtual_groups, form_requests, pack_factor, schedule
+from tracekit.trace import schema, store
+from tracekit.trace.reader import Trace
 
 SPACE_CODES = {s: i for i, s in enumerate(schema.SPACES)}
 OP_CODES = {s: i for i, s in enumerate(schema.OPS)}
@@ -108,7 +107,7 @@ def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, n
 
     Nothing is copied in the usual case: numbers are Arrow's buffers, ``space`` and
     ``op`` are the dictionary indices themselves (int32) when the dictionary lists
-    the names in :mod:`tracekit.schema` order, and a batch of one kernel gets a
+    the names in :mod:`tracekit.trace.schema` order, and a batch of one kernel gets a
     broadcast code.  Otherwise codes are translated in one compiled pass (numpy's
     fancy indexing would first copy the int32 indices to int64).
     """
@@ -466,7 +465,7 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
                   chunk_rows: int = 1 << 20, group_sizes: dict[int, int] | None = None) -> MemoryReplay:
     """Replay the memory accesses of ``trace`` on ``target``.
 
-    ``trace`` is a :class:`~tracekit.trace.Trace` (or an accesses table /
+    ``trace`` is a :class:`~tracekit.trace.reader.Trace` (or an accesses table /
     DataFrame in canonical order); ``launches`` restricts the replay to those
     launch ids.  Work-group sizes come from the launches table (``group_sizes``
     overrides); they only matter for targets that pack small groups.

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .bound import LevelTraffic, MemoryTraffic
+from analyzers.bound import LevelTraffic, MemoryTraffic
 
 MEMORY_SPACES = ("global", "constant", "image")
 LOAD_OPS = ("load", "atomic")
@@ -97,7 +97,7 @@ def launch_memory(replay, target, scale: float = 1.0) -> LaunchMemory:
 
 def memory_by_launch(trace, target, geos) -> dict[int, LaunchMemory]:
     """Replay every launch of ``trace`` on ``target``, one launch at a time."""
-    from .memory import replay_memory
+    from analyzers.memory import replay_memory
 
     sizes = {g.launch: g.work_group_size for g in geos}
     out = {}

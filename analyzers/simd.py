@@ -26,9 +26,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-from tracekit.runs import run_lengths
-
-from .geometry import LaunchGeometry
+from analyzers.geometry import LaunchGeometry
+from tracekit.trace.runs import run_lengths
 
 
 @dataclass(frozen=True)
@@ -203,7 +202,7 @@ def wave_issues(instructions: pa.Table, layout: WaveLayout) -> pd.DataFrame:
     """Per (wave, site, opclass): ``issues`` (busiest lane's count) and ``lane_executions``.
 
     ``instructions`` holds the rows of one launch, per work-item or as runs of
-    work-items (``items``, see :mod:`tracekit.runs`), which are cut at wave
+    work-items (``items``, see :mod:`tracekit.trace.runs`), which are cut at wave
     boundaries and weighted by their lanes, never expanded.  Rows are reduced
     wave by wave in one compiled pass (re-ordered by wave first when the table
     is not).

@@ -12,8 +12,6 @@ from dataclasses import replace
 import numpy as np
 import pyarrow as pa
 
-from tracekit import schema
-from tracekit.store import conform
 from tracekit.targets.model import (
     CacheLevel,
     DramSpec,
@@ -22,7 +20,9 @@ from tracekit.targets.model import (
     SimdSpec,
     Target,
 )
-from tracekit.trace import Trace
+from tracekit.trace import schema
+from tracekit.trace.reader import Trace
+from tracekit.trace.store import conform
 
 ALL_OPS = {k: 1.0 for k in schema.OPCLASSES} | {"math_default": 8.0}
 

@@ -31,8 +31,8 @@ def compute(paths: list[Path] | None = None) -> dict[str, str]:
     import analyzers
     from analyzers.result_dict import dumps
     from analyzers.rules import build_contexts, run_rules
+    from tracekit.formats import open_trace
     from tracekit.targets import list_targets, load_target
-    from tracekit.trace import open_trace
 
     out = {}
     targets = [load_target(n) for n in list_targets()]

@@ -20,8 +20,8 @@ import numpy as np
 import pyarrow as pa
 
 from analyzers.rules import build_context, run_rules, vendor_key
-from tracekit import store
-from tracekit.trace import Trace
+from tracekit.trace import store
+from tracekit.trace.reader import Trace
 
 GLOBAL_BASE = {0: 0x10000, 1: 0x400000, 2: 0x800000, 3: 0xC00000}
 

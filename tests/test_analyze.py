@@ -174,7 +174,7 @@ KNOWN: dict[tuple[str, str], str] = {}
 def _sample(name):
     from pathlib import Path
 
-    from tracekit.trace import open_trace
+    from tracekit.formats import open_trace
     path = Path(__file__).resolve().parent.parent / SAMPLES / f"{name}.tkt"
     if not path.exists():
         pytest.skip(f"{path} not recorded")

@@ -105,7 +105,7 @@ SOURCE = "\n".join(["// scale_copy"] * 10 + ["  float v = in[i * STRIDE];", "  v
 def _write(path, stride: int):
     from rules_helpers import KernelBuilder
 
-    from tracekit import store
+    from tracekit.trace import store
 
     k = KernelBuilder(global_size=2048, local_size=64, kernel="scale_copy", source=SOURCE)
     k.load(1, lambda i: 4 * stride * i.gid)

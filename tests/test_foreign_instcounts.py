@@ -7,11 +7,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tracekit.formats import detect, detect_and_read
 
 from tracekit.errors import TraceFormatError
-from tracekit.foreign import detect, detect_and_read
-from tracekit.foreign.instcounts import classify, classify_call, instruction_mix, read_instcounts
-from tracekit.schema import is_opclass
+from tracekit.formats.instcounts import classify, classify_call, instruction_mix, read_instcounts
+from tracekit.trace.schema import is_opclass
 
 DATA = Path(__file__).parent / "data" / "instcounts"
 SAMPLE = DATA / "mix.inst_counts.txt"

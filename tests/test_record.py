@@ -11,8 +11,8 @@ import pyarrow as pa
 import pytest
 
 from tracekit.errors import RecordError
+from tracekit.formats import open_trace
 from tracekit.recorder import record_kernel, toolchain
-from tracekit.trace import open_trace
 
 KERNELS = Path(__file__).resolve().parent.parent / "sample_traces" / "kernels"
 
@@ -255,7 +255,7 @@ def test_rows_are_canonical_when_work_items_interleave(tmp_path):
 def test_stream_space_and_op_codes_are_schema_positions():
     """The plugin writes space and op as positions in trace v1's lists (stream.h), and
     the converter uses them as dictionary indices without a lookup."""
-    from tracekit import schema
+    from tracekit.trace import schema
     text = (Path(toolchain.__file__).parent / "stream.h").read_text()
     for prefix, names in (("SPACE_", schema.SPACES), ("OP_", schema.OPS)):
         for name in names:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from rules_helpers import KernelBuilder
 
-from tracekit import store
-from tracekit.commands.analyze import run_analyze
+from tracekit.cli.analyze import run_analyze
 from tracekit.report import render_html
+from tracekit.trace import store
 
 TARGETS = ["powervr-g6400", "adreno-640", "intel-hd530"]
 SOURCE = "\n".join([
@@ -47,9 +47,9 @@ def trace_path(tmp_path_factory):
 def model(trace_path):
     from analyzers import analyze
     from analyzers.rules import build_contexts, run_rules
+    from tracekit.formats import open_trace
     from tracekit.report import build_report_model, summarize_trace
     from tracekit.targets import load_target
-    from tracekit.trace import open_trace
 
     trace = open_trace(trace_path)
     targets = [load_target(n) for n in TARGETS]

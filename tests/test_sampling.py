@@ -11,8 +11,8 @@ import pytest
 
 from analyzers.memory import replay_memory
 from analyzers.sampling import full_metrics, sample_launch, summarize_blocks, warmup_plan
+from tracekit.formats import open_trace
 from tracekit.targets import load_target
-from tracekit.trace import open_trace
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_traces"
 TARGETS = ("powervr-g6400", "intel-hd530", "adreno-640")

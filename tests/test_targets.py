@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 
 from tracekit.cli import app
 from tracekit.errors import TargetError
-from tracekit.schema import OPCLASSES
 from tracekit.targets import list_targets, load_target, target_path
 from tracekit.targets.throughput import format_value, implied_alu_cycles, peak_throughput
+from tracekit.trace.schema import OPCLASSES
 
 SHIPPED = list_targets()
 G6400 = target_path("powervr-g6400").read_text()

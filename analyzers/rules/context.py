@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from . import facts_access, facts_exec
-from .thresholds import threshold
+from analyzers.rules import facts_access, facts_exec
+from analyzers.rules.thresholds import threshold
 
 
 @dataclass(frozen=True)
@@ -228,5 +228,5 @@ def _empty_sites() -> pd.DataFrame:
 
 def _apply_result(ctx: RuleContext, result) -> None:
     """Take the replay's numbers where the analysis result has them (see docs/rules.md)."""
-    from .adapt import apply_result
+    from analyzers.rules.adapt import apply_result
     apply_result(ctx, result)

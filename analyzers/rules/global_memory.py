@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .base import Citation as C
-from .base import Hit, rule
+from analyzers.rules.base import Citation as C
+from analyzers.rules.base import Hit, rule
 
 COALESCE = {"powervr": C("pvr", "Access Memory in Row-Major Order"),
             "adreno": C("adreno", "7.2.1 Coalesced memory load/store"),

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .base import Citation as C
-from .base import Hit, rule
+from analyzers.rules.base import Citation as C
+from analyzers.rules.base import Hit, rule
 
 INT_DIV = ("int_div", "int64_div")
 FAST = ("-cl-fast-relaxed-math", "-cl-unsafe-math-optimizations", "-cl-finite-math-only")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .base import Citation as C
-from .base import Hit, rule, vendor_key
-from .global_memory import _site_rows
+from analyzers.rules.base import Citation as C
+from analyzers.rules.base import Hit, rule, vendor_key
+from analyzers.rules.global_memory import _site_rows
 
 BANKS = {"powervr": C("pvr", "Common Store"),
          "intel": C("intel", "__local Memory"),

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .base import Citation as C
-from .base import Hit, rule
+from analyzers.rules.base import Citation as C
+from analyzers.rules.base import Hit, rule
 
 
 @rule(id="GEN-LOW-OCCUPANCY", title="Few waves resident per compute unit",

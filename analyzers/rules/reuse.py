@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
-from .base import Citation as C
-from .base import Hit, rule
-from .global_memory import _site_rows
+from analyzers.rules.base import Citation as C
+from analyzers.rules.base import Hit, rule
+from analyzers.rules.global_memory import _site_rows
 
 
 @rule(id="GEN-LOOP-REREAD", title="Work-items re-read the same global address (loop re-loads)",

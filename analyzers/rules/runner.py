@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from .base import SEVERITIES, Finding, registry
-from .context import RuleContext
+from analyzers.rules.base import SEVERITIES, Finding, registry
+from analyzers.rules.context import RuleContext
 
 _SEV_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 FINDING_COLUMNS = ["target", "kernel", "launch", "severity", "rule_id", "title", "estimated_gain_s",

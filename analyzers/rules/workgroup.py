@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from .base import Citation as C
-from .base import Hit, rule, vendor_key
+from analyzers.rules.base import Citation as C
+from analyzers.rules.base import Hit, rule, vendor_key
 
 
 def _idle(ctx) -> dict:

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..report.inputs import num as as_float  # noqa: F401  (re-exported for the runner)
+from tracekit.report.inputs import num as as_float  # noqa: F401  (re-exported for the runner)
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import TracekitError
-from ..trace import open_trace
-from .ledger import ResultRow
-from .metrics import as_float, dig
+from tracekit.errors import TracekitError
+from tracekit.formats import open_trace
+from tracekit.jobs.ledger import ResultRow
+from tracekit.jobs.metrics import as_float, dig
 
 #: Marks report temporaries: ``.NAME.part-PID.EXT`` in the output folder.
 PART_MARK = ".part-"
@@ -66,8 +66,7 @@ def process_trace(path: str | os.PathLike, targets: list, formats: tuple[str, ..
     that target only; a trace that cannot be read raises :class:`TracekitError`.
     """
     from analyzers import analyze
-
-    from ..targets import load_target
+    from tracekit.targets import load_target
 
     path, out_dir = Path(path), Path(out_dir)
     targets = [load_target(t) if isinstance(t, (str, os.PathLike)) else t for t in targets]
@@ -84,13 +83,12 @@ def process_trace(path: str | os.PathLike, targets: list, formats: tuple[str, ..
         dest = out_dir / f"{stem}.{fmt}"
         if fmt == "json":
             from analyzers.result_dict import dumps
-
-            from ..commands.analyze import analysis_document
+            from tracekit.cli.analyze import analysis_document
 
             text = dumps(analysis_document(trace, results))
             reports.append(write_atomic(dest, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8")))
             continue
-        from ..report import render_report
+        from tracekit.report import render_report
 
         model = model or report_model(trace, results)
         reports.append(write_atomic(dest, lambda tmp, fmt=fmt, model=model: render_report(model, fmt, tmp)))
@@ -100,8 +98,7 @@ def process_trace(path: str | os.PathLike, targets: list, formats: tuple[str, ..
 def report_model(trace, results):
     """The HTML/PDF report model: the analysis on every target plus the rules' findings."""
     from analyzers.rules import build_contexts, run_rules
-
-    from ..report import build_report_model, summarize_trace
+    from tracekit.report import build_report_model, summarize_trace
 
     findings = []
     for r in results:

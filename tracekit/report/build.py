@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .. import __version__
-from .inputs import as_dict, dig, first, integer, launch_results, num, records
-from .methods import base_assumptions, calibration_view, target_assumptions
-from .model import (
+from tracekit import __version__
+from tracekit.report.inputs import as_dict, dig, first, integer, launch_results, num, records
+from tracekit.report.methods import base_assumptions, calibration_view, target_assumptions
+from tracekit.report.model import (
     VERDICTS,
     CacheView,
     FindingView,
@@ -34,7 +34,7 @@ from .model import (
     TargetInfo,
     sort_findings,
 )
-from .views import coalescing_rows, conflict_rows, histogram_rows, hot_sites, roofline_view
+from tracekit.report.views import coalescing_rows, conflict_rows, histogram_rows, hot_sites, roofline_view
 
 #: Instruction classes that are not arithmetic work for the roofline's ops count.
 _NON_ALU = frozenset({"load", "store", "atomic", "barrier", "branch", "other"})

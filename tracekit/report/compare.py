@@ -14,10 +14,10 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .. import __version__
-from .fmt import fmt_delta
-from .methods import base_assumptions, calibration_view
-from .model import FindingView, LaunchOnTarget, ReportModel, sort_findings
+from tracekit import __version__
+from tracekit.report.fmt import fmt_delta
+from tracekit.report.methods import base_assumptions, calibration_view
+from tracekit.report.model import FindingView, LaunchOnTarget, ReportModel, sort_findings
 
 #: (label, attribute, format kind, lower is better)
 METRICS = (
@@ -214,10 +214,10 @@ def analyze_for_report(trace_or_path: Any, target: Any) -> tuple[ReportModel, st
     """Analyse one trace on one target and build its report model (runs the replay and rules)."""
     from analyzers import analyze
     from analyzers.rules import build_contexts, run_rules
-
-    from ..targets import load_target
-    from ..trace import Trace, open_trace
-    from .build import build_report_model, summarize_trace
+    from tracekit.formats import open_trace
+    from tracekit.report.build import build_report_model, summarize_trace
+    from tracekit.targets import load_target
+    from tracekit.trace.reader import Trace
 
     trace = trace_or_path if isinstance(trace_or_path, Trace) else open_trace(trace_or_path)
     tgt = load_target(target) if isinstance(target, str) else target

@@ -9,8 +9,11 @@ from the summary committed as package data, never recomputed per report.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 _BASE = (
@@ -123,10 +126,25 @@ def _err(v: Any, relative: bool) -> str:
     return f"{float(v) * 100:.1f} %" if relative else f"{float(v):.3f}"
 
 
+#: The calibration summary the report carries (package data, written by
+#: ``python -m tracekit.calibration.summary --write-summary``).
+CALIBRATION_FORMAT = "tracekit-calibration-summary/1"
+DEFAULT_SUMMARY = Path(__file__).resolve().parent / "calibration_h200.json"
+
+
+def load_summary(path: str | os.PathLike | None = None) -> dict | None:
+    """The committed summary (package data), or None when it is missing or unreadable."""
+    p = Path(path) if path is not None else DEFAULT_SUMMARY
+    try:
+        doc = json.loads(p.read_text())
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and doc.get("format") == CALIBRATION_FORMAT else None
+
+
 def calibration_view(summary: Mapping | None = None) -> CalibrationView | None:
     """The committed calibration summary (package data) as table rows; None when it is absent."""
     if summary is None:
-        from ..calibration_summary import load_summary
         summary = load_summary()
     if not summary:
         return None

@@ -20,10 +20,9 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from report_templates import TEMPLATE_DIR
-
-from ..errors import TracekitError
-from . import svg
-from .fmt import FILTERS, fmt_time
+from tracekit.errors import TracekitError
+from tracekit.report import svg
+from tracekit.report.fmt import FILTERS, fmt_time
 
 FORMATS = ("html", "pdf")
 
@@ -109,7 +108,7 @@ def write_atomic(path: str | os.PathLike, data: bytes) -> Path:
 
 def template_for(model: Any) -> str:
     """The template of a model: the comparison has its own, everything else is a report."""
-    from .compare import Comparison
+    from tracekit.report.compare import Comparison
     return "compare.html.j2" if isinstance(model, Comparison) else "report.html.j2"
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .inputs import first, integer, num
-from .model import HotSite, RooflineView, SourceLine
+from tracekit.report.inputs import first, integer, num
+from tracekit.report.model import HotSite, RooflineView, SourceLine
 
 MAX_SITES = 8
 CONTEXT_LINES = 2

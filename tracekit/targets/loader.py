@@ -14,10 +14,10 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import TargetError
-from ..schema import OPCLASSES, is_opclass
-from . import schema as S
-from .model import CacheLevel, DramSpec, LocalMemorySpec, OccupancySpec, SimdSpec, Target
+from tracekit.errors import TargetError
+from tracekit.targets import schema as S
+from tracekit.targets.model import CacheLevel, DramSpec, LocalMemorySpec, OccupancySpec, SimdSpec, Target
+from tracekit.trace.schema import OPCLASSES, is_opclass
 
 try:  # Python >= 3.11
     import tomllib
@@ -227,7 +227,8 @@ class _Parser:
         for k, raw in table.items():
             key = f"alu_cycles.{k}"
             if not (k == S.MATH_DEFAULT or is_opclass(k)):
-                raise self.fail(key, "unknown key; must be a trace opclass (tracekit.schema.OPCLASSES), "
+                raise self.fail(key, "unknown key; must be a trace opclass "
+                                     "(tracekit.trace.schema.OPCLASSES), "
                                      f"a math_<builtin> name or '{S.MATH_DEFAULT}'")
             out[k] = self.typed(key, self.sourced(key, raw), S.Field("float", **S.NONNEG))
         for k in (*OPCLASSES, S.MATH_DEFAULT):

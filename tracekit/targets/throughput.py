@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import Target
+from tracekit.targets.model import Target
 
 
 @dataclass(frozen=True)
