@@ -123,7 +123,7 @@ def traces(tmp_path_factory):
 
 
 def test_compare_real_traces_library_and_cli(traces, tmp_path):
-    from tracekit.report.compare import compare
+    from tracekit.pipeline import compare
 
     before, after = traces
     c = compare(before, after, TARGET)

@@ -7,9 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tracekit.formats import detect, detect_and_read
 
 from tracekit.errors import TraceFormatError
+from tracekit.formats import detect, detect_and_read
 from tracekit.formats.instcounts import classify, classify_call, instruction_mix, read_instcounts
 from tracekit.trace.schema import is_opclass
 

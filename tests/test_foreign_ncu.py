@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tracekit.formats import detect, detect_and_read
 
 from tracekit.errors import TraceFormatError, TracekitError
+from tracekit.formats import detect, detect_and_read
 from tracekit.formats.ncu import normalise_unit, read_ncu_raw, read_ncu_sol, sol_verdict, to_number
 
 H200 = Path(__file__).parent / "data" / "h200"

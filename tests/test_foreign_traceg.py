@@ -8,10 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tracekit.formats import convert, detect, detect_and_read
 
 from tracekit.errors import TraceFormatError
-from tracekit.formats import open_trace
+from tracekit.formats import convert, detect, detect_and_read, open_trace
 from tracekit.formats.sass import opclass, space_of
 from tracekit.formats.traceg import parse_instruction
 from tracekit.formats.traceg_io import read_traceg

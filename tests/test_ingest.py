@@ -12,8 +12,8 @@ import pytest
 from conftest import access_pattern, launches_for, sites_for
 
 from tracekit import open_trace
-from tracekit.formats import sources as ingest_sources
 from tracekit.errors import TraceFormatError
+from tracekit.formats import sources as ingest_sources
 from tracekit.formats.tabular import ingest, parse_map, read_csv_trace
 from tracekit.trace.store import write_trace
 

@@ -1,15 +1,13 @@
 """``tracekit analyze``: every launch of a trace on every target, as JSON, HTML or PDF.
 
-A thin layer over :func:`analyzers.analyze`: read the trace once, analyse it on
-each ``--target``, write one document.  A launch that cannot run on a target is an
+A thin layer over :func:`tracekit.pipeline.analyze`: read the trace once, analyse it
+on each ``--target``, write one document.  A launch that cannot run on a target is an
 error *inside* the document for that target; the others still run.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -17,9 +15,7 @@ from typing import Annotated
 import typer
 
 from tracekit.errors import TracekitError
-
-FORMAT = "tracekit-analysis"
-VERSION = 1
+from tracekit.files import write_atomic
 
 
 class OutputFormat(str, Enum):
@@ -29,71 +25,27 @@ class OutputFormat(str, Enum):
     pdf = "pdf"
 
 
-def analysis_document(trace, results) -> dict:
-    """The JSON document of one trace analysed on several targets (docs/json-schema.md)."""
-    warnings = sorted({w for r in results for w in r.warnings})
-    return {"format": FORMAT, "version": VERSION, "trace": str(trace.path),
-            "targets": {r.target.name: r.to_dict() for r in results}, "warnings": warnings}
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _report(trace, results, fmt: str, out: Path) -> None:
-    try:
-        from analyzers.rules import build_contexts, run_rules
-        from tracekit.report import build_report_model, render_report, summarize_trace
-    except ImportError as exc:
-        raise TracekitError(f"--format {fmt} needs the report renderer and the rules, which cannot be "
-                            f"imported here ({exc}); use --format json") from None
-    findings = []
-    for r in results:
-        findings += list(run_rules(build_contexts(trace, r.target, r)))
-    model = build_report_model(summarize_trace(trace), {r.target.name: r for r in results}, findings,
-                               targets={r.target.name: r.target for r in results})
-    render_report(model, fmt, out)
-
-
 def run_analyze(trace_path: str, targets: list[str], fmt: str = "json",
                 output: str | None = None, **scale) -> str | None:
-    """Library form of the command: returns the JSON text when no output path is given.
+    """Library form of the command: returns the text when no output path is given.
 
-    ``scale``: workers, scheduler, shard, sample_groups, seed, progress (see commands/scale.py).
+    ``scale``: workers, scheduler, shard, sample_groups, seed, progress.
     """
-    from analyzers.result_dict import dumps
-    from tracekit.formats import open_trace
-    from tracekit.targets import load_target
+    from tracekit import pipeline
 
-    if not targets:
-        from tracekit.targets import list_targets
-        raise TracekitError("give at least one --target (a shipped name or a .toml path); shipped: "
-                            + ", ".join(list_targets()))
-    loaded = [load_target(t) for t in targets]
-    names = [t.name for t in loaded]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise TracekitError(f"target {', '.join(dup)} given more than once")
-    trace = open_trace(trace_path)
-    from tracekit.cli.scale import analyze_results, sampled_document
+    stdout = output in (None, "-")
     if scale.get("sample_groups") is not None:
         if fmt != "json":
             raise TracekitError("--sample-groups writes estimates as JSON only: use --format json")
-        text = dumps(sampled_document(trace, loaded, scale["sample_groups"], scale.get("seed", 0)))
-        if output in (None, "-"):
-            return text
-        _write_atomic(Path(output), text.encode("utf-8"))
-        return None
-    results = analyze_results(trace, loaded, workers=scale.get("workers"), scheduler=scale.get("scheduler"),
-                              shard=scale.get("shard", "launch"), show_progress=scale.get("progress", True))
+        from analyzers.result_dict import dumps
+        text = dumps(pipeline.sampled_document(trace_path, targets, scale["sample_groups"],
+                                               scale.get("seed", 0)))
+        return text if stdout else (write_atomic(output, text) and None)
+    if fmt in ("html", "pdf") and stdout:
+        raise TracekitError(f"--format {fmt} writes a file: give -o PATH")
+    analysis = pipeline.analyze(trace_path, targets, workers=scale.get("workers"),
+                                scheduler=scale.get("scheduler"), shard=scale.get("shard", "launch"),
+                                progress=scale.get("progress", True))
     if fmt == "text":
         import io
 
@@ -101,22 +53,13 @@ def run_analyze(trace_path: str, targets: list[str], fmt: str = "json",
 
         from tracekit.cli.analyze_text import render_table
         buf = io.StringIO()
-        render_table(analysis_document(trace, results),
-                     Console(file=buf, force_terminal=output in (None, "-") and sys.stdout.isatty(),
-                             width=140, highlight=False))
-        if output in (None, "-"):
-            return buf.getvalue()
-        _write_atomic(Path(output), buf.getvalue().encode("utf-8"))
-        return None
-    if fmt == "json":
-        text = dumps(analysis_document(trace, results))
-        if output in (None, "-"):
-            return text
-        _write_atomic(Path(output), text.encode("utf-8"))
-        return None
-    if output in (None, "-"):
-        raise TracekitError(f"--format {fmt} writes a file: give -o PATH")
-    _report(trace, results, fmt, Path(output))
+        render_table(analysis.document(),
+                     Console(file=buf, force_terminal=stdout and sys.stdout.isatty(), width=140,
+                             highlight=False))
+        return buf.getvalue() if stdout else (write_atomic(output, buf.getvalue()) and None)
+    if fmt == "json" and stdout:
+        return analysis.to_json()
+    pipeline.write(analysis, fmt, output)
     return None
 
 

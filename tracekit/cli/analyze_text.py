@@ -11,16 +11,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from tracekit.report.fmt import fmt_time
+
 _VERDICT_STYLE = {"alu": "bold magenta", "memory": "bold blue", "latency": "bold yellow"}
-
-
-def _time(seconds) -> str:
-    if seconds is None:
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
 
 
 def _pct(x) -> str:
@@ -46,7 +39,7 @@ def render_table(doc: dict, console: Console) -> None:
             else:
                 t = launch.get("time_estimates", {})
                 verdict = launch.get("bound", "")
-                mem = _time(t.get("memory_s"))
+                mem = fmt_time(t.get("memory_s"), plain=True)
                 if t.get("memory_bottleneck"):
                     mem += f" ({escape(str(t['memory_bottleneck']))})"
                 occ = launch.get("occupancy", {})
@@ -55,7 +48,8 @@ def render_table(doc: dict, console: Console) -> None:
                     occ_text += f" ({escape(str(occ['limiting_factor']))})"
                 style = _VERDICT_STYLE.get(verdict, "")
                 cells = [f"[{style}]{escape(verdict)}[/]" if style else escape(verdict),
-                         _time(t.get("total_s")), _time(t.get("alu_s")), mem, _time(t.get("latency_s")),
+                         fmt_time(t.get("total_s"), plain=True), fmt_time(t.get("alu_s"), plain=True), mem,
+                         fmt_time(t.get("latency_s"), plain=True),
                          _pct(launch.get("simd", {}).get("utilization")), occ_text]
             rows.append((kernel, number, target, cells))
     for kernel, number, target, cells in sorted(rows, key=lambda r: (r[0], r[1], r[2])):

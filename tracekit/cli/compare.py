@@ -25,14 +25,15 @@ def _format(fmt: str | None, out: Path) -> str:
 
 def run_compare(before: str, after: str, target: str, out: Path, fmt: str | None = None) -> str:
     """Library call behind the command: compare, then write ``out`` in the chosen format."""
-    from tracekit.report.compare import compare
-    from tracekit.report.render import render_report, write_atomic
+    from tracekit.files import write_atomic
+    from tracekit.pipeline import compare
+    from tracekit.report.render import render_report
 
     fmt = _format(fmt, out)
     comparison = compare(before, after, target)
     if fmt == "json":
         text = json.dumps(comparison.to_dict(), indent=2, sort_keys=True, allow_nan=False) + "\n"
-        write_atomic(out, text.encode("utf-8"))
+        write_atomic(out, text)
     else:
         render_report(comparison, fmt, out)
     return fmt

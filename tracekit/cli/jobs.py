@@ -69,7 +69,8 @@ def history_cmd(
 ) -> None:
     """Past runs, then per-kernel results (newest first) with verdict and estimated time."""
     from tracekit.jobs.ledger import Ledger
-    from tracekit.jobs.tables import fmt_time, show_table
+    from tracekit.jobs.tables import show_table
+    from tracekit.report.fmt import fmt_time
 
     ledger = Ledger(_ledger_path(source), create=False)
     try:
@@ -83,7 +84,8 @@ def history_cmd(
         show_table("results", ["run", "job", "trace", "kernel", "launch", "target", "verdict", "time",
                                "regressions"],
                    [[r["run_id"], r["job"], Path(r["path"]).name, r["kernel"], r["launch"], r["target"],
-                     r["bound"] if r["status"] == "ok" else f"error: {r['error']}", fmt_time(r["time_s"]),
+                     r["bound"] if r["status"] == "ok" else f"error: {r['error']}",
+                     fmt_time(r["time_s"], plain=True),
                      r["n_regressions"] or ""] for r in results])
     finally:
         ledger.close()

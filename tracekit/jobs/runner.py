@@ -29,12 +29,13 @@ from pathlib import Path
 
 from tracekit import __version__
 from tracekit.errors import TracekitError
+from tracekit.files import PART_MARK
 from tracekit.jobs.config import Job, JobsFile, resolve_target
 from tracekit.jobs.fingerprint import config_hash, trace_hash
 from tracekit.jobs.ledger import Ledger, ResultRow
 from tracekit.jobs.lock import RunLock
 from tracekit.jobs.metrics import KEY_METRICS, as_float, regression
-from tracekit.jobs.pipeline import PART_MARK, process_trace
+from tracekit.jobs.process import process_trace
 
 EXIT_OK, EXIT_REGRESSION, EXIT_FAILED = 0, 3, 5
 #: Crash-test hook: ``after-report:SECONDS`` or ``after-commit:SECONDS`` makes the

@@ -1,11 +1,11 @@
 """What changed between two traces of the same kernel on one target.
 
-``compare(before, after, target)`` analyses both traces, runs the rules on both
-and pairs their launches (same kernel name, in launch order).  The result says,
-per kernel, how each metric moved (and whether that is better or worse), whether
-the verdict changed, and which checklist items were resolved, which are new and
-which remain.  :func:`compare_models` does the same from two report models
-(a notebook or a test can build those from saved results without re-analysing).
+:func:`tracekit.pipeline.compare` analyses both traces, runs the rules on both and
+hands the two report models to :func:`compare_models`, which pairs their launches
+(same kernel name, in launch order).  The result says, per kernel, how each
+metric moved (and whether that is better or worse), whether the verdict changed,
+and which checklist items were resolved, which are new and which remain.  A
+notebook or a test can call :func:`compare_models` on report models it already has.
 """
 
 from __future__ import annotations
@@ -208,27 +208,3 @@ def compare_models(before: ReportModel, after: ReportModel, target: str) -> Comp
                       only_before=[f"{k} (launch {lb})" for k, lb, _ in left_b],
                       only_after=[f"{k} (launch {la})" for k, la, _ in left_a],
                       assumptions=base_assumptions(), calibration=calibration_view())
-
-
-def analyze_for_report(trace_or_path: Any, target: Any) -> tuple[ReportModel, str]:
-    """Analyse one trace on one target and build its report model (runs the replay and rules)."""
-    from analyzers import analyze
-    from analyzers.rules import build_contexts, run_rules
-    from tracekit.formats import open_trace
-    from tracekit.report.build import build_report_model, summarize_trace
-    from tracekit.targets import load_target
-    from tracekit.trace.reader import Trace
-
-    trace = trace_or_path if isinstance(trace_or_path, Trace) else open_trace(trace_or_path)
-    tgt = load_target(target) if isinstance(target, str) else target
-    result = analyze(trace, tgt)
-    findings = run_rules(build_contexts(trace, tgt, result))
-    model = build_report_model(summarize_trace(trace), {tgt.name: result}, findings, targets={tgt.name: tgt})
-    return model, tgt.name
-
-
-def compare(before: Any, after: Any, target: Any) -> Comparison:
-    """What changed from trace ``before`` to trace ``after`` on ``target`` (name, path or Target)."""
-    mb, name = analyze_for_report(before, target)
-    ma, _ = analyze_for_report(after, target)
-    return compare_models(mb, ma, name)
