@@ -93,14 +93,16 @@ class AnalysisResult:
         return rd.result_html(self)
 
 
-def _resolve_target(target):
+def resolve_target(target):
+    """A :class:`Target` from a shipped name or a path (a Target is returned as is)."""
     if isinstance(target, (str, os.PathLike)):
         from tracekit.targets import load_target
         return load_target(target)
     return target
 
 
-def _resolve_trace(trace):
+def resolve_trace(trace):
+    """A trace from a path (any input :func:`tracekit.open_trace` reads; a Trace as is)."""
     if isinstance(trace, (str, os.PathLike)):
         from tracekit.formats import open_trace
         return open_trace(trace)
@@ -175,8 +177,8 @@ def analyze(trace, target) -> AnalysisResult:
     Bad launches become errors inside the result; only an unreadable trace or
     target raises (:class:`~tracekit.errors.TracekitError`).
     """
-    trace = _resolve_trace(trace)
-    target = _resolve_target(target)
+    trace = resolve_trace(trace)
+    target = resolve_target(target)
     geos, warnings = launch_geometries(trace)
     try:
         memory = memory_by_launch(trace, target, geos)
@@ -197,5 +199,5 @@ def analyze(trace, target) -> AnalysisResult:
 
 def analyze_many(trace, targets) -> list[AnalysisResult]:
     """:func:`analyze` on several targets, reading the trace once."""
-    trace = _resolve_trace(trace)
+    trace = resolve_trace(trace)
     return [analyze(trace, t) for t in targets]

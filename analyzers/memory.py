@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from numba import njit
 
 from analyzers.banks import bank_cycles
 from analyzers.cache import CacheHierarchy
 from analyzers.coalescing import distinct_segments
+from analyzers.patterns import PatternAccumulator, Patterns
 from analyzers.waves import chunk_virtual_groups, form_requests, pack_factor, schedule
 from tracekit.targets.model import Target
 from tracekit.trace import schema, store
@@ -34,7 +36,7 @@ from tracekit.trace.reader import Trace
 SPACE_CODES = {s: i for i, s in enumerate(schema.SPACES)}
 OP_CODES = {s: i for i, s in enumerate(schema.OPS)}
 MEMORY_SPACES = ("global", "constant", "image")
-_COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address", "size"]
+_COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address", "size", "buffer"]
 _ADDR_MASK = np.uint64((1 << 63) - 1)
 _NO_LANES = np.empty(0, np.int32)
 _SITE_COLS = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved",
@@ -65,6 +67,8 @@ class MemoryReplay:
     #: Per launch id, the level dicts of that launch alone (same keys as ``caches``);
     #: cache state never crosses launches, so these add up to ``caches``.
     launch_caches: dict[int, list[dict]] = field(default_factory=dict)
+    #: Per launch id, the access-pattern facts (:mod:`analyzers.patterns`) the rules read.
+    patterns: dict[int, Patterns] = field(default_factory=dict)
 
     def _mem_sites(self) -> pd.DataFrame:
         return self.per_site[self.per_site["space"].isin(MEMORY_SPACES)]
@@ -116,6 +120,9 @@ def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, n
         out[name] = batch.column(name).to_numpy(zero_copy_only=False)
     # the raw bits: the kernels clear bit 63 themselves, which spares a copy of the column
     out["address"] = batch.column("address").to_numpy(zero_copy_only=False).view(np.int64)
+    buf = batch.column("buffer")
+    out["buffer"] = (buf.to_numpy(zero_copy_only=False) if not buf.null_count
+                     else pc.fill_null(buf, -1).to_numpy(zero_copy_only=False))
     for name, codes in (("space", SPACE_CODES), ("op", OP_CODES)):
         col = batch.column(name)
         out[name] = _recode(col.indices.to_numpy(zero_copy_only=False),
@@ -257,8 +264,10 @@ def _cut(buf: dict, block_of, chunk_rows: int, *, done: bool):
 class _LaunchReplay:
     """Accumulates one launch's metrics over its chunks."""
 
-    def __init__(self, target: Target, hierarchy: CacheHierarchy | None, group_size: int | None):
+    def __init__(self, target: Target, hierarchy: CacheHierarchy | None, group_size: int | None,
+                 patterns: bool = True):
         self.t = target
+        self.patterns = PatternAccumulator(target, schema.SPACES, schema.OPS) if patterns else None
         self.h = hierarchy
         self.pack = pack_factor(target.simd, group_size) if group_size else 1
         self.group_size = group_size or 0
@@ -362,6 +371,11 @@ class _LaunchReplay:
             self.h.access(addrs, ops=ops, lengths=unit, cus=cus)
         key = (rq_site << 8) | (rq_space.astype(np.int64) << 4) | rq_op.astype(np.int64)
         self._add_sites(key, req_ptr, tx, breq, cycles, degree, is_local)
+        if self.patterns is not None:
+            self.patterns.add_rows(c, c["buffer"])
+            is_global_load = (rq_space == SPACE_CODES["global"]) & (rq_op == OP_CODES["load"])
+            self.patterns.add_requests(key, order, req_ptr, req_wave, lane, addr, size, tx, ~is_local, first,
+                                       rq_site, is_global_load)
 
     def finish(self, kernel: str, launch: int):
         levels = []
@@ -372,6 +386,7 @@ class _LaunchReplay:
             dram = (self.h.dram_bytes_read, self.h.dram_bytes_written)
         sites = self.site_table()
         key = sites["key"].to_numpy()
+        patterns = self.patterns.finish(key) if self.patterns is not None else None
         sites.insert(0, "kernel", kernel)
         sites.insert(1, "launch", launch)
         sites.insert(2, "site", (key >> 8).astype(np.int32))
@@ -390,7 +405,7 @@ class _LaunchReplay:
             degrees = pd.DataFrame({"launch": launch, "site": (dkey >> 8).astype(np.int32),
                                     "conflict_degree": np.concatenate(ddeg),
                                     "requests": np.concatenate(dreq)})
-        return sites.drop(columns="key"), levels, dram, degrees
+        return sites.drop(columns="key"), levels, dram, degrees, patterns
 
 
 
@@ -462,13 +477,15 @@ def _as_trace(trace) -> Trace:
 
 
 def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = None,
-                  chunk_rows: int = 1 << 20, group_sizes: dict[int, int] | None = None) -> MemoryReplay:
+                  chunk_rows: int = 1 << 20, group_sizes: dict[int, int] | None = None,
+                  patterns: bool = True) -> MemoryReplay:
     """Replay the memory accesses of ``trace`` on ``target``.
 
     ``trace`` is a :class:`~tracekit.trace.reader.Trace` (or an accesses table /
     DataFrame in canonical order); ``launches`` restricts the replay to those
     launch ids.  Work-group sizes come from the launches table (``group_sizes``
-    overrides); they only matter for targets that pack small groups.
+    overrides); they only matter for targets that pack small groups.  ``patterns``
+    also gathers the access-pattern facts the rules read (:mod:`analyzers.patterns`).
     """
     trace = _as_trace(trace)
     sizes = {**_group_sizes(trace), **(group_sizes or {})}
@@ -488,23 +505,28 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
         return cus * (pack_factor(target.simd, gs) if gs else 1)
 
     site_frames, degree_frames, launch_rows, level_rows = [], [], [], []
+    found: dict[int, Patterns] = {}
     current = None
     total = 0
     for cols, ends in _chunks(batches(), block_of, chunk_rows):
         launch = int(cols["launch"][0])
         if current is None:
-            current = _LaunchReplay(target, hierarchy, sizes.get(launch))
+            current = _LaunchReplay(target, hierarchy, sizes.get(launch), patterns)
             kernel = next(k for k, v in kernels.items() if v == int(cols["kernel"][0]))
         current.add(cols)
         if ends:
-            sites, levels, dram, degrees = current.finish(kernel, launch)
+            sites, levels, dram, degrees, pats = current.finish(kernel, launch)
+            if pats is not None:
+                found[launch] = pats
             total += current.accesses
             site_frames.append(sites)
             degree_frames.append(degrees)
             launch_rows.append(_launch_row(kernel, launch, current.accesses, sites, levels, dram))
             level_rows.append(levels)
             current = None
-    return _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
+    rep = _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
+    rep.patterns = found
+    return rep
 
 
 def _launch_row(kernel, launch, accesses, sites, levels, dram) -> dict:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from analyzers.bound import LevelTraffic, MemoryTraffic
+from analyzers.patterns import Patterns
 
 MEMORY_SPACES = ("global", "constant", "image")
 LOAD_OPS = ("load", "atomic")
@@ -30,6 +31,8 @@ class LaunchMemory:
     per_site: pd.DataFrame
     traffic: MemoryTraffic
     load_sites: frozenset = field(default_factory=frozenset)
+    #: Access-pattern facts of the launch (:mod:`analyzers.patterns`); None when not gathered.
+    patterns: Patterns | None = None
 
 
 def _unit_bytes(level) -> int:
@@ -53,7 +56,7 @@ def _site_table(sites: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def launch_memory(replay, target, scale: float = 1.0) -> LaunchMemory:
+def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None) -> LaunchMemory:
     """Shape a single-launch :class:`~analyzers.memory.MemoryReplay` for the verdict.
 
     ``scale`` (work-groups in the launch / work-groups recorded) turns recorded
@@ -91,8 +94,10 @@ def launch_memory(replay, target, scale: float = 1.0) -> LaunchMemory:
         doc["local_memory"]["conflict_degree_histogram"] = {str(int(k)): int(v) for k, v in hist.items()}
     else:
         doc["local_memory"]["conflict_degree_histogram"] = {}
+    patterns = getattr(replay, "patterns", {}) or {}
+    pats = patterns.get(launch) if launch is not None else next(iter(patterns.values()), None)
     return LaunchMemory(doc["memory"], doc["local_memory"], sites, traffic,
-                        frozenset(int(s) for s in loads["site"]) if len(loads) else frozenset())
+                        frozenset(int(s) for s in loads["site"]) if len(loads) else frozenset(), pats)
 
 
 def memory_by_launch(trace, target, geos) -> dict[int, LaunchMemory]:
@@ -103,5 +108,5 @@ def memory_by_launch(trace, target, geos) -> dict[int, LaunchMemory]:
     out = {}
     for g in geos:
         rep = replay_memory(trace, target, launches=[g.launch], group_sizes=sizes)
-        out[g.launch] = launch_memory(rep, target, g.sample_scale)
+        out[g.launch] = launch_memory(rep, target, g.sample_scale, g.launch)
     return out

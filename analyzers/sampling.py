@@ -207,7 +207,7 @@ class _BlockReplay:
         self.trace, self.launch, self.groups, self.per_block = trace, launch, groups, per_block
         self.chunk_rows = chunk_rows
         self.h = CacheHierarchy.from_target(target) if target.caches else None
-        self.lr = _LaunchReplay(target, self.h, group_size or None)
+        self.lr = _LaunchReplay(target, self.h, group_size or None, patterns=False)
         self.levels = [c.name for c in target.caches]
         self.kernels: dict[str, int] = {}
 

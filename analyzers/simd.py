@@ -270,14 +270,54 @@ def wave_issues_batches(batches, layout: WaveLayout) -> pd.DataFrame:
     return out[["wave", "site", "opclass", "issues", "lane_executions"]]
 
 
-def site_utilization(issues: pd.DataFrame, width: int) -> pd.DataFrame:
-    """Per (site, opclass): issues, lane executions, waves that issued it and utilisation."""
+def wave_lanes(wave: np.ndarray, geo: LaunchGeometry, layout: WaveLayout) -> np.ndarray:
+    """Lanes of each wave that hold a work-item: the width, less what a partial last wave leaves
+    empty (edge work-groups of a non-uniform grid are smaller), or the packed groups' items."""
+    wave = np.asarray(wave, np.int64)
+    if layout.packed:
+        groups = max(geo.total_groups or geo.num_groups, 1)
+        first = wave * layout.groups_per_wave
+        held = np.clip(groups - first, 0, layout.groups_per_wave)
+        return np.minimum(held * layout.work_group_size, layout.width)
+    group = wave // layout.waves_per_group
+    k = wave % layout.waves_per_group
+    size = _group_sizes(group, geo)
+    return np.clip(size - k * layout.width, 0, layout.width)
+
+
+def _group_sizes(group: np.ndarray, geo: LaunchGeometry) -> np.ndarray:
+    """Items of each linear work-group id (edge groups of a non-uniform grid are smaller)."""
+    per = geo.groups_per_dim
+    size = np.ones(group.shape[0], np.int64)
+    rest = group.copy()
+    for d in range(3):
+        idx = rest % max(per[d], 1)
+        rest = rest // max(per[d], 1)
+        loc = max(int(geo.local_size[d]), 1)
+        size *= np.minimum(loc, np.maximum(int(geo.global_size[d]) - idx * loc, 0))
+    return size
+
+
+def site_utilization(issues: pd.DataFrame, width: int, lanes: np.ndarray | None = None) -> pd.DataFrame:
+    """Per (site, opclass): issues, lane executions, waves that issued it and utilisation.
+
+    ``lanes`` (per row of ``issues``: the lanes its wave holds, :func:`wave_lanes`) adds
+    ``lane_slots`` and ``active_utilization``: lane executions against the lanes the waves
+    really have, which isolates divergence from partial waves.
+    """
     if issues.empty:
         return pd.DataFrame(columns=["site", "opclass", "issues", "lane_executions", "waves_issued",
-                                     "utilization"])
+                                     "utilization", "lane_slots", "active_utilization"])
+    if lanes is not None:
+        issues = issues.assign(lane_slots=issues["issues"].to_numpy() * lanes)
     g = issues.groupby(["site", "opclass"], observed=True, sort=True)
-    out = g.agg(issues=("issues", "sum"), lane_executions=("lane_executions", "sum"),
-                waves_issued=("issues", "size")).reset_index()
+    aggs = dict(issues=("issues", "sum"), lane_executions=("lane_executions", "sum"),
+                waves_issued=("issues", "size"))
+    if lanes is not None:
+        aggs["lane_slots"] = ("lane_slots", "sum")
+    out = g.agg(**aggs).reset_index()
+    if lanes is not None:
+        out["active_utilization"] = out["lane_executions"] / out["lane_slots"].where(out["lane_slots"] > 0)
     out["opclass"] = out["opclass"].astype(str)
     out["utilization"] = out["lane_executions"] / (out["issues"] * width)
     return out
@@ -318,7 +358,8 @@ def simd_utilization(geo: LaunchGeometry, target, instructions: pa.Table | None 
     layout = wave_layout(geo, target)
     if issues is None:
         issues = wave_issues(instructions if instructions is not None else _EMPTY, layout)
-    per_site = site_utilization(issues, layout.width)
+    lanes = wave_lanes(issues["wave"].to_numpy(), geo, layout) if not issues.empty else None
+    per_site = site_utilization(issues, layout.width, lanes)
     pw = layout.partial_wave_utilization
     if per_site.empty:
         return SimdResult(layout, pw, pw, 1.0, 0, 0, "geometry", per_site)

@@ -30,7 +30,7 @@ def compute(paths: list[Path] | None = None) -> dict[str, str]:
     """``{"sample__target": canonical JSON text}`` of analysis and findings, in a stable order."""
     import analyzers
     from analyzers.result_dict import dumps
-    from analyzers.rules import build_contexts, run_rules
+    from analyzers.rules import run_rules
     from tracekit.formats import open_trace
     from tracekit.targets import list_targets, load_target
 
@@ -40,7 +40,7 @@ def compute(paths: list[Path] | None = None) -> dict[str, str]:
         trace = open_trace(path)
         for target in targets:
             result = analyzers.analyze(trace, target)
-            findings = [f.to_dict() for f in run_rules(build_contexts(trace, target, result))]
+            findings = [f.to_dict() for f in run_rules(result)]
             doc = {"analysis": result.to_dict(), "findings": findings}
             doc["analysis"]["trace"] = path.name
             out[f"{path.stem}__{target.name}"] = dumps(doc)

@@ -8,7 +8,7 @@ sites table with one source line per site) and opens them as an in-memory Trace.
     k = KernelBuilder(global_size=256, local_size=64)
     k.load(1, lambda i: 4 * i.gid)            # site 1: a[gid]
     k.ops(2, "fp32_add")                       # site 2: one add per item
-    ctx = context_for(k, "powervr")
+    facts = context_for(k, "powervr")
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from analyzers.rules import build_context, run_rules, vendor_key
+from analyzers.rules import launch_facts, run_rules, vendor_key
 from tracekit.trace import store
 from tracekit.trace.reader import Trace
 
@@ -144,12 +144,12 @@ def get_target(vendor: str):
     raise LookupError(f"no shipped target for vendor {vendor}")
 
 
-def context_for(k: KernelBuilder, vendor: str, *, replay: bool = True):
-    """The rule context of the builder's launch on the vendor's target, with the real analysis
-    result (``replay=False``: the rules' own fallback model only)."""
+def context_for(k: KernelBuilder, vendor: str, target=None):
+    """The rules' facts of the builder's launch on the vendor's target (or ``target``), from the
+    real analysis."""
     from analyzers.analyze import analyze
-    trace, target = k.trace(), get_target(vendor)
-    return build_context(trace, target, analyze(trace, target) if replay else None)
+    (facts,) = launch_facts(analyze(k.trace(), target or get_target(vendor)))
+    return facts
 
 
 def fired(k: KernelBuilder, vendor: str, rule_id: str):

@@ -46,7 +46,7 @@ def trace_path(tmp_path_factory):
 @pytest.fixture(scope="module")
 def model(trace_path):
     from analyzers import analyze
-    from analyzers.rules import build_contexts, run_rules
+    from analyzers.rules import run_rules
     from tracekit.formats import open_trace
     from tracekit.report import build_report_model, summarize_trace
     from tracekit.targets import load_target
@@ -54,7 +54,7 @@ def model(trace_path):
     trace = open_trace(trace_path)
     targets = [load_target(n) for n in TARGETS]
     results = {t.name: analyze(trace, t) for t in targets}
-    findings = [f for t in targets for f in run_rules(build_contexts(trace, t, results[t.name]))]
+    findings = run_rules(list(results.values()))
     return build_report_model(summarize_trace(trace), results, findings, targets={t.name: t for t in targets})
 
 

@@ -91,6 +91,7 @@ def unit_shards(groups: np.ndarray, compute_units: int, pack: int) -> list[np.nd
 def merge_replays(parts, target):
     """Sum the memory replays of one launch's compute units into one MemoryReplay."""
     from analyzers.memory import MemoryReplay
+    from analyzers.patterns import merge_patterns
     parts = [p for p in parts if p is not None and p.accesses]
     if not parts:
         return None
@@ -119,11 +120,14 @@ def merge_replays(parts, target):
     if len(degrees):
         degrees = degrees.groupby(["launch", "site", "conflict_degree"], sort=True)["requests"].sum()
         degrees = degrees.reset_index()
+    launches = sorted({k for p in parts for k in p.patterns})
+    patterns = {k: merge_patterns([p.patterns.get(k) for p in parts]) for k in launches}
     return MemoryReplay(
         target=target.name, accesses=sum(p.accesses for p in parts), per_site=agg,
         per_launch=pd.DataFrame(), caches=caches,
         dram_bytes_read=sum(p.dram_bytes_read for p in parts),
-        dram_bytes_written=sum(p.dram_bytes_written for p in parts), conflict_degrees=degrees)
+        dram_bytes_written=sum(p.dram_bytes_written for p in parts), conflict_degrees=degrees,
+        patterns=patterns)
 
 
 # -- client side ----------------------------------------------------------------------
@@ -148,7 +152,7 @@ def analyze_distributed(trace_path, targets, *, workers: int | None = None, sche
     ``progress`` (a :class:`tracekit.progress.Progress`) advances by each
     finished task's accesses.
     """
-    from analyzers.analyze import _resolve_target
+    from analyzers.analyze import resolve_target
 
     if shard not in SHARDS:
         raise TracekitError(f"unknown shard '{shard}' (expected one of: {', '.join(SHARDS)})")
@@ -156,7 +160,7 @@ def analyze_distributed(trace_path, targets, *, workers: int | None = None, sche
         raise TracekitError("give workers=N (a local Dask cluster) or scheduler=ADDRESS")
     path = str(trace_path)
     trace = open_trace(path)
-    targets = [_resolve_target(t) for t in targets]
+    targets = [resolve_target(t) for t in targets]
     own, cluster = (None, None) if client is not None else _client(workers, scheduler)
     client = client or own
     try:
@@ -248,7 +252,7 @@ def _by_unit(client, path, trace, targets, progress):
         launches = []
         for g in geos:
             merged = merge_replays(parts.get((ti, g.launch), []), target)
-            mem = launch_memory(merged, target, g.sample_scale) if merged is not None else None
+            mem = launch_memory(merged, target, g.sample_scale, g.launch) if merged is not None else None
             rows = trace.iter_batches("instructions", launches=[g.launch], runs=True)
             launches.append(analyze_launch(g, target, rows, mem, site_table))
         out.append(AnalysisResult(path, target, launches, list(warnings)))

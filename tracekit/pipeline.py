@@ -70,12 +70,8 @@ class Analysis:
     def findings(self) -> list:
         """The rules' findings on every (launch, target), in checklist order."""
         if self._findings is None:
-            from analyzers.rules import build_contexts, run_rules
-
-            found = []
-            for r in self.results:
-                found += list(run_rules(build_contexts(self.trace, r.target, r)))
-            self._findings = found
+            from analyzers.rules import run_rules
+            self._findings = run_rules(self.results)
         return self._findings
 
     def document(self) -> dict:

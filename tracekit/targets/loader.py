@@ -150,7 +150,7 @@ class _Parser:
     # -- sections -----------------------------------------------------------
     def target(self, doc: dict) -> Target:
         known = set(S.IDENTITY) | set(S.TOP) | set(S.SECTIONS) | {"caches", "alu_cycles", "extra",
-                                                                  "assumptions"}
+                                                                  "assumptions", "rule_thresholds"}
         self._unknown(doc, known, "")
         for k in S.IDENTITY:
             if not isinstance(doc.get(k), str) or not doc[k].strip():
@@ -166,12 +166,13 @@ class _Parser:
         occ = self.occupancy(doc["occupancy"])
         alu = self.alu(doc["alu_cycles"])
         extra = self.extra(doc.get("extra", {}), "extra")
+        limits = self.rule_thresholds(doc.get("rule_thresholds", {}))
         self.free_assumptions(doc.get("assumptions", {}))
         return Target(
             name=doc["name"], vendor=doc["vendor"], family=doc["family"],
             description=doc["description"], simd=simd, caches=caches,
             local_memory=LocalMemorySpec(**local), dram=DramSpec(**dram),
-            occupancy=OccupancySpec(**occ), alu_cycles=alu, extra=extra,
+            occupancy=OccupancySpec(**occ), alu_cycles=alu, extra=extra, rule_thresholds=limits,
             sources=self.sources, assumptions=self.assumptions, **top,
         )
 
@@ -248,6 +249,23 @@ class _Parser:
         if isinstance(raw, (int, float, bool)):
             return self.sourced(key, raw)  # raises: a bare number has no citation
         return raw
+
+    def rule_thresholds(self, table) -> dict[str, float]:
+        """``"RULE-ID.name" = number`` (or a sourced value): a rule's threshold for this target.
+        Whether the rule and threshold exist is checked when the rules run."""
+        if not isinstance(table, dict):
+            raise self.fail("rule_thresholds", 'must be a table of "RULE-ID.threshold" = number')
+        out = {}
+        for k, raw in table.items():
+            key = f"rule_thresholds.{k}"
+            rid, dot, name = k.partition(".")
+            if not dot or not rid or not name:
+                raise self.fail(key, 'must be named "RULE-ID.threshold", e.g. "GEN-DIVERGENCE.utilization"')
+            value = raw.get("value") if isinstance(raw, dict) else raw
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise self.fail(key, "must be a number")
+            out[k] = float(value)
+        return out
 
     def free_assumptions(self, table) -> None:
         if not isinstance(table, dict):

@@ -118,6 +118,8 @@ class Target:
     alu_cycles: dict[str, float] = field(default_factory=dict)
     #: Extra, target-specific numbers (e.g. the guide's peak-throughput table).
     extra: dict[str, object] = field(default_factory=dict)
+    #: Overrides of rule thresholds for this target, ``{"RULE-ID.name": value}`` (docs/rules.md).
+    rule_thresholds: dict[str, float] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     assumptions: dict[str, str] = field(default_factory=dict)
 

@@ -1,12 +1,13 @@
-"""The pieces every rule is made of: citations, the rule record, hits and findings.
+"""The pieces every rule is made of: citations, thresholds, the rule record, hits and findings.
 
-A rule is data plus one small check function (the Nsight Compute rule-file
-habit): an id, a title, the vendors it applies to, the metrics it reads, a
-severity, the fix in our words and the guide section it comes from.  The check
-reads a :class:`~analyzers.rules.context.RuleContext` only and returns ``None``
-(quiet) or a :class:`Hit` with the evidence; the runner turns hits into
-:class:`Finding` rows.  Keeping checks this small is what lets a reader verify a
-rule against its guide section in a minute.
+A rule is one file (the Nsight Compute rule-file habit): an id, a title, the
+vendors it applies to, the inputs it reads, its thresholds each with the reason
+for its value, a severity, the fix in our words, the guide section it comes from,
+and one small check function.  The check reads the launch's
+:class:`~analyzers.rules.facts.Facts` and its resolved thresholds only and returns
+``None`` (quiet) or a :class:`Hit` with the evidence and the model's estimate of
+the gain; the runner turns hits into :class:`Finding` rows.  Keeping a rule on one
+screen is what lets a reader check it against its guide section in a minute.
 """
 
 from __future__ import annotations
@@ -61,6 +62,29 @@ class Citation:
         return f"{GUIDES[self.guide]} §{self.section}"
 
 
+@dataclass(frozen=True)
+class Threshold:
+    """A value a rule compares against, and why it has that value (a guide section, or a
+    team choice with its reason).  A target file may override it (``rule_thresholds``)."""
+
+    value: float
+    why: str
+
+
+class Limits:
+    """A rule's thresholds resolved for one target: ``t.ratio`` reads threshold ``ratio``."""
+
+    def __init__(self, rule_id: str, values: Mapping[str, float]):
+        self._id = rule_id
+        self._values = dict(values)
+
+    def __getattr__(self, name: str) -> float:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"rule {self._id} declares no threshold '{name}'") from None
+
+
 @dataclass
 class Hit:
     """What a check returns when its condition holds.
@@ -81,16 +105,27 @@ class Rule:
     id: str
     title: str
     vendors: tuple[str, ...]
-    metrics: tuple[str, ...]
+    #: What the check reads (names of result fields), for the docs and the reader.
+    inputs: tuple[str, ...]
     severity: str
     fix: str
     #: One citation for every vendor, or one per vendor key.
     citation: Citation | Mapping[str, Citation]
     check: Callable
+    thresholds: Mapping[str, Threshold] = field(default_factory=dict)
     module: str = ""
 
     def applies_to(self, target) -> bool:
         return vendor_key(target) in self.vendors
+
+    def limits(self, target) -> Limits:
+        """The thresholds with the target's overrides (``RULE-ID.name`` keys) applied."""
+        values = {k: v.value for k, v in self.thresholds.items()}
+        for key, value in overrides(target).items():
+            rid, _, name = key.partition(".")
+            if rid == self.id:
+                values[name] = float(value)
+        return Limits(self.id, values)
 
     def citation_for(self, target_or_vendor) -> Citation:
         if isinstance(self.citation, Citation):
@@ -139,9 +174,14 @@ class Finding:
 _REGISTRY: dict[str, Rule] = {}
 
 
-def rule(*, id: str, title: str, vendors: tuple[str, ...] = ALL_VENDORS, metrics: tuple[str, ...],
-         severity: str, fix: str, citation):
-    """Register the decorated check function as a rule."""
+def overrides(target) -> dict[str, float]:
+    """The target's threshold overrides, ``{"RULE-ID.name": value}``."""
+    return dict(getattr(target, "rule_thresholds", None) or {})
+
+
+def rule(*, id: str, title: str, vendors: tuple[str, ...] = ALL_VENDORS, inputs: tuple[str, ...],
+         severity: str, fix: str, citation, thresholds: Mapping[str, Threshold] | None = None):
+    """Register the decorated check function ``check(facts, limits) -> Hit | None`` as a rule."""
     if severity not in SEVERITIES:
         raise ValueError(f"rule {id}: severity must be one of {SEVERITIES}")
     unknown = set(vendors) - set(VENDOR_WORDS)
@@ -155,9 +195,9 @@ def rule(*, id: str, title: str, vendors: tuple[str, ...] = ALL_VENDORS, metrics
     def wrap(fn):
         if id in _REGISTRY:
             raise ValueError(f"rule id {id} registered twice")
-        _REGISTRY[id] = Rule(id=id, title=title, vendors=tuple(vendors), metrics=tuple(metrics),
+        _REGISTRY[id] = Rule(id=id, title=title, vendors=tuple(vendors), inputs=tuple(inputs),
                              severity=severity, fix=" ".join(fix.split()), citation=citation,
-                             check=fn, module=fn.__module__.rsplit(".", 1)[-1])
+                             check=fn, thresholds=dict(thresholds or {}), module=fn.__module__)
         return fn
     return wrap
 

@@ -1,12 +1,10 @@
-"""Per-site memory facts of one launch, computed from the accesses table.
+"""Reference implementation of the access-pattern facts, in plain pandas, for the tests.
 
-These are the pattern facts the rules need beyond the replay's headline
-numbers: alignment, adjacency of one item's loads (vectorisable), re-reads of
-the same address, uniform requests, reuse of local words, atomics piling on one
-address, 2D stencil shape.  When no replay result is handed in, the same pass
-also counts transactions and local bank conflicts the simple way (documented
-in docs/rules.md), so rules can run on a bare trace.  Everything is vectorised
-over the accesses of the launch; nothing loops over rows in Python.
+:mod:`analyzers.patterns` gathers the same facts in compiled passes inside the
+streaming replay; ``tests/test_patterns.py`` checks the two agree on every sample
+trace and on synthetic kernels.  This version reads a whole launch into pandas, so
+it is the readable statement of what each fact means, not something to run on a
+big trace.
 """
 
 from __future__ import annotations
@@ -185,24 +183,3 @@ def footprint_bytes(acc: pd.DataFrame, tx_bytes: int) -> int:
     the least any cache could fetch from DRAM for this access stream."""
     g = acc[acc["space"].isin(["global", "constant", "image", "private"])]
     return int(pd.unique(g["address"].to_numpy() // tx_bytes).size * tx_bytes)
-
-
-def fallback_dram_bytes(acc: pd.DataFrame, target) -> int | None:
-    """DRAM bytes read and written when the non-local accesses run through the target's caches.
-
-    Order: wave requests interleaved round-robin (occurrence, then group, wave, site), work-group
-    g on compute unit g mod CUs.  Used only when no replay result is given.
-    """
-    from analyzers.cache import LOAD, STORE, CacheHierarchy
-    if not getattr(target, "caches", None):
-        return None
-    g = acc[acc["space"].isin(["global", "constant", "image", "private"])]
-    if g.empty:
-        return 0
-    g = g.sort_values(["occurrence", "group", "wave", "site", "item"], kind="stable")
-    h = CacheHierarchy.from_target(target)
-    ops = np.where(g["op"].to_numpy() == "load", LOAD, STORE)
-    cus = (g["group"].to_numpy() % max(target.compute_units, 1)).astype(np.int64)
-    h.access(g["address"].to_numpy(), ops=ops, lengths=g["size"].to_numpy(), cus=cus)
-    h.flush()
-    return int(h.dram_bytes_read + h.dram_bytes_written)

@@ -1,0 +1,18 @@
+"""ADR-WG-WAVE-MULTIPLE: the first local dimension is not a whole number of waves."""
+
+from analyzers.rules.rule import Citation as C
+from analyzers.rules.rule import Hit, rule
+
+
+@rule(id="ADR-WG-WAVE-MULTIPLE", title="Work-group dimension 0 is not a whole number of waves",
+      vendors=("adreno",), inputs=("launch.local_size", "target.simd.width"), severity="medium",
+      citation=C("adreno", "6.1.5 Workgroup size and shape tuning"),
+      fix="""Make the first local dimension a multiple of the wave size (pad the global size to match)
+      so no wave starts with lanes switched off; this matters most when the kernel also branches.""")
+def check(f, t):
+    x = f.launch.local_size[0]
+    if x % f.width == 0:
+        return None
+    ev = f.idle_lanes()
+    ev["local_size_x"] = x
+    return Hit(ev, gain_s=f.gain_filling_lanes(ev["lane_fill"]))

@@ -1,0 +1,16 @@
+"""NV-WG-WARP-MULTIPLE: a block size that leaves the last warp of every block part empty."""
+
+from analyzers.rules.rule import Citation as C
+from analyzers.rules.rule import Hit, rule
+
+
+@rule(id="NV-WG-WARP-MULTIPLE", title="Block size is not a multiple of the 32-thread warp",
+      vendors=("nvidia",), inputs=("launch.local_size", "target.simd.width"), severity="medium",
+      citation=C("cuda", "Thread and Block Heuristics"),
+      fix="""Use a work-group size that is a multiple of the warp width so the last warp of every
+      group is full; 128 to 256 items is a good first choice.""")
+def check(f, t):
+    if f.group_size % f.width == 0:
+        return None
+    ev = f.idle_lanes()
+    return Hit(ev, gain_s=f.gain_filling_lanes(ev["lane_fill"]))
