@@ -10,7 +10,7 @@ result, so the other launches -- and other targets -- still get their answers.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import pandas as pd
 import pyarrow as pa
@@ -18,7 +18,14 @@ import pyarrow.compute as pc
 
 from analyzers import result_dict as rd
 from analyzers.alu import AluResult, alu_cost
-from analyzers.bound import BoundResult, Schedule, classify, load_chains, load_chains_from_requests
+from analyzers.bound import (
+    BoundResult,
+    MemoryTraffic,
+    Schedule,
+    classify,
+    load_chains,
+    load_chains_from_requests,
+)
 from analyzers.geometry import LaunchGeometry, launch_geometries
 from analyzers.memory_adapter import LaunchMemory, memory_by_launch
 from analyzers.occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
@@ -150,11 +157,7 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
         recorded_waves = layout.waves / geo.sample_scale
         chains = load_chains_from_requests(loads["requests"], recorded_waves)
     if traffic is None:
-        from analyzers.bound import MemoryTraffic
         traffic = MemoryTraffic(levels=(), dram_bytes=0.0, load_requests=0.0, load_transactions=0.0)
-    elif not traffic.dram_bytes_written:
-        written = float(mem.memory.get("dram_bytes_written", 0) or 0) * geo.sample_scale
-        traffic = replace(traffic, dram_bytes_written=written)
     work = max(1, _work_units(geo, layout))
     resident = res.occupancy.waves_per_cu if layout.packed else res.occupancy.work_groups_per_cu
     schedule = Schedule(work_groups_per_unit=-(-work // units), resident_work_groups=max(1, resident))

@@ -10,7 +10,7 @@ launch by launch gives each launch its own per-level counters.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 import pandas as pd
 
@@ -22,12 +22,69 @@ LOAD_OPS = ("load", "atomic")
 _SUM_COLS = ("requests", "accesses", "transactions", "bytes_requested", "bytes_moved", "local_cycles")
 
 
+@dataclass(frozen=True)
+class CacheStats:
+    """One cache level's counts for one launch (recorded work-groups)."""
+
+    level: str
+    scope: str
+    hits: int
+    misses: int
+    hit_rate: float
+    load_hits: int
+    load_misses: int
+    load_hit_rate: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class GlobalMemoryStats:
+    """What a launch's global, constant and image accesses cost (recorded work-groups)."""
+
+    requests: int
+    transactions: int
+    transactions_per_request: float
+    bytes_requested: int
+    bytes_moved: int
+    caches: tuple[CacheStats, ...]
+    dram_bytes_read: int
+    dram_bytes_written: int
+
+    @property
+    def dram_bytes(self) -> int:
+        return self.dram_bytes_read + self.dram_bytes_written
+
+    def to_dict(self) -> dict:
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "caches"}
+        d["caches"] = [c.to_dict() for c in self.caches]
+        d["dram_bytes"] = self.dram_bytes
+        return d
+
+
+@dataclass(frozen=True)
+class LocalMemoryStats:
+    """What a launch's local-memory accesses cost in the banks (recorded work-groups)."""
+
+    requests: int
+    cycles: float
+    conflict_degree_mean: float
+    #: Conflict degree -> local requests that had it.
+    conflict_degree_histogram: dict[int, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["conflict_degree_histogram"] = {str(k): v for k, v in self.conflict_degree_histogram.items()}
+        return d
+
+
 @dataclass
 class LaunchMemory:
     """One launch's memory results on one target (counts of the recorded work-groups)."""
 
-    memory: dict
-    local_memory: dict
+    memory: GlobalMemoryStats
+    local_memory: LocalMemoryStats
     per_site: pd.DataFrame
     traffic: MemoryTraffic
     load_sites: frozenset = field(default_factory=frozenset)
@@ -65,38 +122,43 @@ def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None)
     """
     doc = replay.to_dict()
     sites = _site_table(replay.per_site)
-    levels = []
+    levels, caches = [], []
     for spec, stats in zip(target.caches, replay.caches, strict=True):
         accesses = stats["hits"] + stats["misses"]
+        loads = stats["load_hits"] + stats["load_misses"]
         levels.append(LevelTraffic(
             name=spec.name, scope=spec.scope, bytes=accesses * _unit_bytes(spec) * scale,
             bandwidth_bytes_per_cycle=float(spec.bandwidth_bytes_per_cycle),
             latency_cycles=float(spec.latency_cycles),
-            load_accesses=float(stats["load_hits"] + stats["load_misses"]) * scale,
-            load_hits=float(stats["load_hits"]) * scale))
-        doc["memory"]["caches"][len(levels) - 1].update(
-            load_hits=stats["load_hits"], load_misses=stats["load_misses"],
-            load_hit_rate=(stats["load_hits"] / (stats["load_hits"] + stats["load_misses"])
-                           if stats["load_hits"] + stats["load_misses"] else 0.0))
-    if sites.empty:
-        loads = sites
-    else:
-        loads = sites[sites["space"].isin(MEMORY_SPACES) & sites["op"].isin(LOAD_OPS)]
+            load_accesses=float(loads) * scale, load_hits=float(stats["load_hits"]) * scale))
+        caches.append(CacheStats(level=stats["level"], scope=stats["scope"], hits=stats["hits"],
+                                 misses=stats["misses"], hit_rate=stats["hit_rate"],
+                                 load_hits=stats["load_hits"], load_misses=stats["load_misses"],
+                                 load_hit_rate=stats["load_hits"] / loads if loads else 0.0))
+    m, lm = doc["memory"], doc["local_memory"]
+    memory = GlobalMemoryStats(
+        requests=m["requests"], transactions=m["transactions"],
+        transactions_per_request=m["transactions_per_request"], bytes_requested=m["bytes_requested"],
+        bytes_moved=m["bytes_moved"], caches=tuple(caches), dram_bytes_read=m["dram_bytes_read"],
+        dram_bytes_written=m["dram_bytes_written"])
+    degrees = getattr(replay, "conflict_degrees", None)
+    hist = {}
+    if degrees is not None and len(degrees):
+        h = degrees.groupby("conflict_degree")["requests"].sum().sort_index()
+        hist = {int(k): int(v) for k, v in h.items()}
+    local = LocalMemoryStats(requests=lm["requests"], cycles=lm["cycles"],
+                             conflict_degree_mean=lm["conflict_degree_mean"], conflict_degree_histogram=hist)
+    loads = sites if sites.empty else sites[sites["space"].isin(MEMORY_SPACES) & sites["op"].isin(LOAD_OPS)]
     traffic = MemoryTraffic(
         levels=tuple(levels),
-        dram_bytes=float(doc["memory"]["dram_bytes"]) * scale,
+        dram_bytes=float(memory.dram_bytes) * scale,
         load_requests=float(loads["requests"].sum()) * scale if len(loads) else 0.0,
         load_transactions=float(loads["transactions"].sum()) * scale if len(loads) else 0.0,
-        local_cycles=float(doc["local_memory"]["cycles"]) * scale)
-    degrees = getattr(replay, "conflict_degrees", None)
-    if degrees is not None and len(degrees):
-        hist = degrees.groupby("conflict_degree")["requests"].sum().sort_index()
-        doc["local_memory"]["conflict_degree_histogram"] = {str(int(k)): int(v) for k, v in hist.items()}
-    else:
-        doc["local_memory"]["conflict_degree_histogram"] = {}
+        local_cycles=float(local.cycles) * scale,
+        dram_bytes_written=float(memory.dram_bytes_written) * scale)
     patterns = getattr(replay, "patterns", {}) or {}
     pats = patterns.get(launch) if launch is not None else next(iter(patterns.values()), None)
-    return LaunchMemory(doc["memory"], doc["local_memory"], sites, traffic,
+    return LaunchMemory(memory, local, sites, traffic,
                         frozenset(int(s) for s in loads["site"]) if len(loads) else frozenset(), pats)
 
 

@@ -157,8 +157,8 @@ def test_compute_unit_shards_on_dask(traces, client):
     got = dist.analyze_distributed(plain, [t], client=client, shard="compute_unit")[0]
     for a, b in zip(ref.launches, got.launches, strict=True):
         assert a.launch == b.launch and b.error is None
-        assert b.memory.memory["transactions"] == a.memory.memory["transactions"]
-        assert b.memory.memory["caches"][0]["hits"] == a.memory.memory["caches"][0]["hits"]  # L1: per unit
+        assert b.memory.memory.transactions == a.memory.memory.transactions
+        assert b.memory.memory.caches[0].hits == a.memory.memory.caches[0].hits  # L1: per unit
         assert b.verdict in ("alu", "memory", "latency")
 
 

@@ -113,7 +113,7 @@ class Facts:
         mem = self.result.memory
         if mem is None:
             return 0.0
-        return float(mem.memory.get("dram_bytes", 0) or 0) * self.sampling_scale
+        return float(mem.memory.dram_bytes) * self.sampling_scale
 
     @property
     def cache_modelled(self) -> bool:

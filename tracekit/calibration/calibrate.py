@@ -125,7 +125,7 @@ def model_frame(analysis, target) -> pd.DataFrame:
         row["store_sectors_per_request"] = _ratio(sites, "global", "store", "transactions")
         row["shared_wavefronts_per_request"] = _ratio(sites, "local", "load", "local_cycles")
         row["shared_store_wavefronts_per_request"] = _ratio(sites, "local", "store", "local_cycles")
-        caches = {c["level"]: c for c in (r.memory.memory.get("caches", []) if r.memory else [])}
+        caches = {c.level: c.to_dict() for c in (r.memory.memory.caches if r.memory else ())}
         row["l1_hit_rate"] = caches.get("L1", {}).get("load_hit_rate", np.nan)
         row["l2_hit_rate"] = _absorbing_hit_rate(caches.get("L2", {}), target)
         row["l2_load_hit_rate"] = caches.get("L2", {}).get("load_hit_rate", np.nan)
