@@ -196,7 +196,10 @@ def analyze(trace, target) -> AnalysisResult:
             continue
         # only this launch's row groups; runs of work-items stay runs (the SIMD model weights them)
         rows = trace.iter_batches("instructions", launches=[geo.launch], runs=True)
-        out.append(analyze_launch(geo, target, rows, memory.get(geo.launch), sites))
+        res = analyze_launch(geo, target, rows, memory.get(geo.launch), sites)
+        if res.alu is not None:  # classes the target cannot run: said at the top, not only per launch
+            warnings.extend(f"launch {geo.launch} ({geo.kernel}): {w}" for w in res.alu.warnings)
+        out.append(res)
     return AnalysisResult(str(trace.path), target, out, warnings)
 
 

@@ -60,6 +60,10 @@ class MemoryTraffic:
     #: Of ``dram_bytes``, those written back (dirty data, including what the end-of-launch
     #: flush wrote); used to keep what a write-back last level still holds off the launch's time.
     dram_bytes_written: float = 0.0
+    #: Seconds a load request spends on lane-by-lane lookups beyond one per distinct line, on
+    #: targets that look each lane up (``cache_lookup = "lane"``, PowerVR): the "fifteen hits"
+    #: after the miss.  Part of a wave's lifetime; 0 elsewhere.
+    lookup_s_per_request: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -273,7 +277,8 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
     overhead_s, dispatch_s, threshold = launch_costs(target)
     lifetime_s = 0.0
     if traffic.load_transactions:
-        lifetime_s = chains.chain_per_wave * request_latency_s(traffic, target, tpr)
+        lifetime_s = chains.chain_per_wave * (request_latency_s(traffic, target, tpr)
+                                              + traffic.lookup_s_per_request)
     if chains.stores_per_wave:
         lifetime_s += store_ack_latency_s(target)
     sched = {}
@@ -305,6 +310,7 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
         "transactions_in_flight_available": in_flight,
         "transactions_in_flight_needed": needed if np.isfinite(needed) else None,
         "littles_law_s": littles_s,
+        "lane_lookup_s_per_request": traffic.lookup_s_per_request,
         "launch_overhead_s": overhead_s,
         **sched,
     }

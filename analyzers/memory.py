@@ -26,7 +26,7 @@ from numba import njit
 
 from analyzers.banks import bank_cycles
 from analyzers.cache import CacheHierarchy
-from analyzers.coalescing import distinct_segments
+from analyzers.coalescing import distinct_segments, lane_units
 from analyzers.patterns import PatternAccumulator, Patterns
 from analyzers.waves import chunk_virtual_groups, form_requests, pack_factor, schedule
 from tracekit.targets.model import Target
@@ -358,6 +358,11 @@ class _LaunchReplay:
         tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, addr, size, t.transaction_bytes,
                                                       is_mem & (self.h is not None), unit,
                                                       self._buffer("units", 2 * n))
+        if self.h is not None and getattr(t, "cache_lookup", "request") == "lane":
+            # each lane of a load looks its own line up (PowerVR); transactions stay distinct lines
+            per_lane = is_mem & (rq_op == OP_CODES["load"])
+            if per_lane.any():
+                units, unit_ptr = lane_units(order, req_ptr, addr, size, unit, per_lane, units, unit_ptr)
         lm = t.local_memory
         writes = c["op"] if OP_CODES["load"] == 0 else c["op"] != OP_CODES["load"]
         cycles, degree = bank_cycles(order, req_ptr, lane, addr, size, writes, is_local, lm.banks,

@@ -10,7 +10,7 @@ launch by launch gives each launch its own per-level counters.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 
 import pandas as pd
 
@@ -149,17 +149,39 @@ def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None)
     local = LocalMemoryStats(requests=lm["requests"], cycles=lm["cycles"],
                              conflict_degree_mean=lm["conflict_degree_mean"], conflict_degree_histogram=hist)
     loads = sites if sites.empty else sites[sites["space"].isin(MEMORY_SPACES) & sites["op"].isin(LOAD_OPS)]
+    requests = float(loads["requests"].sum()) * scale if len(loads) else 0.0
+    transactions = float(loads["transactions"].sum()) * scale if len(loads) else 0.0
+    lookup_s = 0.0
+    if getattr(target, "cache_lookup", "request") == "lane" and levels and requests:
+        levels[0], lookup_s = _lane_lookups(levels[0], target, transactions, requests)
     traffic = MemoryTraffic(
         levels=tuple(levels),
         dram_bytes=float(memory.dram_bytes) * scale,
-        load_requests=float(loads["requests"].sum()) * scale if len(loads) else 0.0,
-        load_transactions=float(loads["transactions"].sum()) * scale if len(loads) else 0.0,
+        load_requests=requests, load_transactions=transactions,
         local_cycles=float(local.cycles) * scale,
-        dram_bytes_written=float(memory.dram_bytes_written) * scale)
+        dram_bytes_written=float(memory.dram_bytes_written) * scale, lookup_s_per_request=lookup_s)
     patterns = getattr(replay, "patterns", {}) or {}
     pats = patterns.get(launch) if launch is not None else next(iter(patterns.values()), None)
     return LaunchMemory(memory, local, sites, traffic,
                         frozenset(int(s) for s in loads["site"]) if len(loads) else frozenset(), pats)
+
+
+def _lane_lookups(first: LevelTraffic, target, transactions: float, requests: float):
+    """The first level of a lane-by-lane lookup target, as the latency model needs it.
+
+    Every lane's lookup took a slot of the first level (its ``bytes``, hence its
+    throughput term, keep them all), but the lookups after the first of a line in the
+    same request hit by construction: a request still waits for its distinct lines, so
+    the hit rate that prices its latency is counted per line, and the repeated lookups
+    add their service time, one first-level slot each, to the request.
+    """
+    repeats = max(first.load_accesses - transactions, 0.0)
+    per_line = replace(first, load_accesses=first.load_accesses - repeats,
+                       load_hits=max(first.load_hits - repeats, 0.0))
+    spec = target.caches[0]
+    rate = float(spec.bandwidth_bytes_per_cycle)
+    slot_cycles = _unit_bytes(spec) / rate if rate else 0.0
+    return per_line, repeats / requests * slot_cycles / (float(target.clock_mhz) * 1e6)
 
 
 def memory_by_launch(trace, target, geos) -> dict[int, LaunchMemory]:

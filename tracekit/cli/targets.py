@@ -30,11 +30,26 @@ def _cite(t: Target, key: str) -> str:
     return src
 
 
+#: How a number stands: only a source, a source and an assumption, only an assumption.
+SOURCED, PARTLY, ASSUMED, UNSUPPORTED = "sourced", "source+assumed", "ASSUMED", "unsupported"
+_STYLE = {ASSUMED: "bold yellow", PARTLY: "yellow", UNSUPPORTED: "bold red"}
+
+
+def status(t: Target, key: str) -> str:
+    """Whether ``key``'s number is backed by a source, an assumption, or both."""
+    if key.startswith("alu_cycles.") and key.split(".", 1)[1] in t.unsupported:
+        return UNSUPPORTED
+    if key in t.assumptions:
+        return PARTLY if not t.sources.get(key, "").startswith("assumed:") else ASSUMED
+    return SOURCED if key in t.sources else ""
+
+
 def _field_rows(t: Target) -> list[tuple[str, str, str]]:
     """(key, value, source) for every sourced field, in the file's order of sections."""
     rows = []
-    for key in ("compute_units", "clock_mhz", "transaction_bytes"):
-        rows.append((key, _num(getattr(t, key)), _cite(t, key)))
+    for key in ("compute_units", "clock_mhz", "transaction_bytes", "cache_lookup"):
+        if key in t.sources:
+            rows.append((key, _num(getattr(t, key)), _cite(t, key)))
     for sec in SECTIONS:
         obj = getattr(t, sec)
         for name in obj.__dataclass_fields__:
@@ -50,6 +65,9 @@ def _field_rows(t: Target) -> list[tuple[str, str, str]]:
     for op, cyc in t.alu_cycles.items():
         key = f"alu_cycles.{op}"
         rows.append((key, _num(cyc), _cite(t, key)))
+    for op in t.unsupported:
+        key = f"alu_cycles.{op}"
+        rows.append((key, "unsupported", _cite(t, key)))
     for key in t.sources:
         if key.startswith("extra."):
             rows.append((key, "", _cite(t, key)))
@@ -88,10 +106,19 @@ def register(app: typer.Typer) -> None:
                 peak.add_row(r.data_type, r.operation, _num(r.ops_per_instruction),
                              _num(r.cycles_per_instruction), format_value(r.value), r.unit)
             out.print(peak)
-        fields = Table("key", "value", "source", title="fields")
+        fields = Table("key", "value", "status", "source", title="fields")
+        counts: dict[str, int] = {}
         for key, value, src in _field_rows(t):
-            fields.add_row(key, value, src)
+            st = status(t, key)
+            counts[st] = counts.get(st, 0) + 1
+            fields.add_row(key, value, st, src, style=_STYLE.get(st))
         out.print(fields)
+        numbers = sum(n for st, n in counts.items() if st in (SOURCED, PARTLY, ASSUMED))
+        out.print(f"{counts.get(ASSUMED, 0)} of {numbers} numbers are ASSUMED (no source), "
+                  f"{counts.get(PARTLY, 0)} derive from a source through an assumption (source+assumed), "
+                  f"{counts.get(SOURCED, 0)} are sourced"
+                  + (f"; {counts[UNSUPPORTED]} instruction classes are unsupported" if counts.get(UNSUPPORTED)
+                     else ""))
         general = {k: v for k, v in t.assumptions.items() if k not in t.sources}
         if general:
             out.print("[bold]assumptions[/]")

@@ -72,6 +72,11 @@ def _sanitize(name: str) -> str:
     return out or "other"
 
 
+def _fma_class(prefix: str) -> str:
+    """The conformant fma(): ``math_fma`` in single precision (recorder/opclass.h fmaClass)."""
+    return "math_fma" if prefix == "fp32" else prefix + "_fma"
+
+
 def classify_call(callee: str) -> str:
     """Class of ``call NAME()`` as the recorder would give it."""
     if callee.startswith("llvm."):
@@ -79,8 +84,10 @@ def classify_call(callee: str) -> str:
         base = parts[1]
         suffix = parts[-1] if len(parts) > 2 else ""
         prefix = {"f64": "fp64", "f16": "fp16"}.get(suffix[-3:], "fp32")
-        if base in ("fmuladd", "fma"):
+        if base == "fmuladd":
             return prefix + "_fma"
+        if base == "fma":
+            return _fma_class(prefix)
         if base in ("memcpy", "memset", "memmove", "lifetime", "dbg", "assume"):
             return "other"
         if base in ("smin", "smax", "umin", "umax"):
@@ -93,8 +100,10 @@ def classify_call(callee: str) -> str:
         return "other"
     if name.startswith(("atomic_", "atom_")):
         return "atomic"
-    if name in ("fma", "mad"):
+    if name == "mad":
         return _fp_from_code(code) + "_fma"
+    if name == "fma":
+        return _fma_class(_fp_from_code(code))
     if name in ("mad24", "mul24", "mul_hi", "mad_hi"):
         return "int_mul"
     if name.startswith(("vload", "read_image")):

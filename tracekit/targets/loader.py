@@ -77,6 +77,7 @@ class _Parser:
         self.path = path
         self.sources: dict[str, str] = {}
         self.assumptions: dict[str, str] = {}
+        self.unsupported: dict[str, str] = {}
 
     # -- errors -------------------------------------------------------------
     def fail(self, key: str, rule: str) -> TargetError:
@@ -173,7 +174,7 @@ class _Parser:
             description=doc["description"], simd=simd, caches=caches,
             local_memory=LocalMemorySpec(**local), dram=DramSpec(**dram),
             occupancy=OccupancySpec(**occ), alu_cycles=alu, extra=extra, rule_thresholds=limits,
-            sources=self.sources, assumptions=self.assumptions, **top,
+            sources=self.sources, assumptions=self.assumptions, unsupported=self.unsupported, **top,
         )
 
     def simd(self, table) -> SimdSpec:
@@ -231,12 +232,34 @@ class _Parser:
                 raise self.fail(key, "unknown key; must be a trace opclass "
                                      "(tracekit.trace.schema.OPCLASSES), "
                                      f"a math_<builtin> name or '{S.MATH_DEFAULT}'")
+            if isinstance(raw, dict) and S.UNSUPPORTED in raw:
+                self.unsupported[k] = self.unsupported_class(key, raw)
+                continue
             out[k] = self.typed(key, self.sourced(key, raw), S.Field("float", **S.NONNEG))
+        if S.MATH_DEFAULT in self.unsupported:
+            raise self.fail(f"alu_cycles.{S.MATH_DEFAULT}", "cannot be unsupported: it prices every "
+                                                            "math builtin without its own entry")
         for k in (*OPCLASSES, S.MATH_DEFAULT):
-            if k not in out:
+            if k not in out and k not in self.unsupported:
                 raise self.fail(f"alu_cycles.{k}", "required field is missing (alu_cycles must cover "
-                                                   "every opclass and math_default)")
+                                                   "every opclass and math_default, each with a price or "
+                                                   "{ unsupported = true, source = ... })")
         return out
+
+    def unsupported_class(self, key: str, raw: dict) -> str:
+        """``{ unsupported = true, source|assumed = ... }``: a class the target cannot run.
+
+        It carries a citation like any number and no ``value``; the citation is returned.
+        """
+        self._unknown(raw, S.UNSUPPORTED_KEYS, key)
+        if raw[S.UNSUPPORTED] is not True:
+            raise self.fail(f"{key}.{S.UNSUPPORTED}", "must be true (leave the key out and give a "
+                                                      "value to price the class)")
+        cited = {k: v for k, v in raw.items() if k != S.UNSUPPORTED}
+        if not cited:
+            raise self.fail(key, "an unsupported class needs a 'source' (citation) or an 'assumed' (reason)")
+        self.sourced(key, dict(cited, value=None))
+        return self.sources[key]
 
     def extra(self, raw, key: str):
         """Free-form data; every number or boolean in it still needs a citation."""

@@ -122,6 +122,14 @@ class Target:
     rule_thresholds: dict[str, float] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     assumptions: dict[str, str] = field(default_factory=dict)
+    #: Instruction classes the target cannot execute (Adreno: fp64), each with the
+    #: citation that says so.  They have no ``alu_cycles`` entry; an analysis that
+    #: meets one warns instead of pricing it.
+    unsupported: dict[str, str] = field(default_factory=dict)
+    #: How a load request reaches the first cache level: ``"request"`` (its lanes are
+    #: merged into the distinct units they touch, one lookup each) or ``"lane"`` (every
+    #: lane's access is looked up on its own, in lane order: PowerVR Rogue).
+    cache_lookup: str = "request"
 
     def cache(self, name: str) -> CacheLevel:
         for c in self.caches:

@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass
 
 SCOPES = ("compute_unit", "shared")
+#: How a SIMD load request reaches the first cache level (``cache_lookup``).
+CACHE_LOOKUPS = ("request", "lane")
 WRITE_POLICIES = ("write_back", "write_through")
 #: Keys of a sourced value table.
 SOURCED_KEYS = ("value", "source", "assumed")
@@ -53,6 +55,10 @@ TOP = {
                            **POS),
     "clock_mhz": Field("float", doc="shader clock the throughput numbers assume", **POS),
     "transaction_bytes": Field("int", doc="coalescing granularity of a global memory request", **POW2),
+    "cache_lookup": Field("str", required=False, choices=CACHE_LOOKUPS,
+                          rule=f"must be one of {', '.join(CACHE_LOOKUPS)}",
+                          doc="request: a load's lanes look up the distinct units they touch once; "
+                              "lane: every lane looks its access up on its own, in lane order"),
 }
 IDENTITY = ("name", "vendor", "family", "description")
 
@@ -119,3 +125,7 @@ SECTIONS = {"simd": SIMD, "local_memory": LOCAL_MEMORY, "dram": DRAM, "occupancy
 #: alu_cycles keys beyond the trace opclasses: the fallback for math_* builtins.
 MATH_DEFAULT = "math_default"
 ALU_RULE = "must be >= 0 (cycles one wave occupies its issuer per issue)"
+#: An alu_cycles entry written ``{ unsupported = true, source = "..." }``: the target
+#: cannot execute the class at all (Adreno has no fp64), so it is not priced.
+UNSUPPORTED = "unsupported"
+UNSUPPORTED_KEYS = (UNSUPPORTED, "source", "assumed")
