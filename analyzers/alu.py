@@ -10,10 +10,10 @@ Work-groups go to compute units round-robin (packed tasks likewise); each unit
 spreads its cycles over its issuers, but a unit can only keep as many issuers
 busy as it has resident waves.  The launch's ALU time is the busiest unit's.
 Builds with ``-cl-fast-relaxed-math`` (or ``-cl-finite-math-only``) use the
-target's fast variants (``extra.alu_cycles_fast_math``) where it has them.
+target's fast variants (``alu_cycles_fast_math``) where it has them.
 
 *Pipes.*  A target may say which execution pipe each class runs on
-(``extra.issue_pipes``).  Its issuers then start one instruction per cycle and
+(``issue_pipes``).  Its issuers then start one instruction per cycle and
 instructions on different pipes overlap, so a unit is busy for the larger of its
 issue slots and its busiest pipe's cycles: an integer add that holds a 16-lane
 pipe for two cycles leaves the next issue cycle to a float FMA.  A class without
@@ -41,17 +41,14 @@ from analyzers.geometry import LaunchGeometry
 from analyzers.simd import WaveLayout, wave_group
 
 MATH_DEFAULT = "math_default"
-FAST_MATH_KEY = "alu_cycles_fast_math"
-PIPES_KEY = "issue_pipes"
 #: Builtin classes that are one hardware instruction where the target gives them no
 #: price of their own (the class they then run as).
 SAME_AS = {"math_fma": "fp32_fma"}
 
 
 def pipe_table(target) -> dict[str, str]:
-    """Class -> execution pipe from ``extra.issue_pipes``; empty when the target has no such table."""
-    pipes = target.extra.get(PIPES_KEY) or {}
-    return {str(k): str(v) for k, v in pipes.items()}
+    """Class -> execution pipe from ``Target.issue_pipes``; empty when the target has no such table."""
+    return {str(k): str(v) for k, v in target.issue_pipes.items()}
 
 
 def busy_cycles(issues: np.ndarray, cost: np.ndarray, pipe: np.ndarray, unit: np.ndarray,
@@ -77,8 +74,7 @@ def cycles_table(target, fast_math: bool) -> dict[str, float]:
     """The target's cycles-per-issue table, with fast-math variants applied when asked."""
     table = {k: float(v) for k, v in target.alu_cycles.items()}
     if fast_math:
-        fast = target.extra.get(FAST_MATH_KEY) or {}
-        table.update({k: float(v) for k, v in fast.items()})
+        table.update({k: float(v) for k, v in target.alu_cycles_fast_math.items()})
     return table
 
 

@@ -31,7 +31,7 @@ VERDICTS = ("alu", "memory", "latency")
 #: A resource counts as the bottleneck when the model predicts it busy for at least this share
 #: of the launch time; below it on both ALU and memory the launch is latency-bound.  The value
 #: is the one of Nsight Compute's SOLBottleneck rule (60 % of peak); a target may set its own
-#: as ``extra.sol_threshold``.
+#: as ``launch.sol_threshold``.
 SOL_THRESHOLD = 0.6
 
 
@@ -225,17 +225,12 @@ def resident_dirty_bytes(traffic: MemoryTraffic, target) -> float:
     return min(written, float(last.size_bytes) * written / traffic.dram_bytes)
 
 
-def _extra_number(target, key: str, default: float) -> float:
-    value = (getattr(target, "extra", None) or {}).get(key, default)
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
-
-
 def launch_costs(target) -> tuple[float, float, float]:
     """The target's fixed launch overhead (s), work-group dispatch time (s) and SOL threshold."""
     clock_hz = float(target.clock_mhz) * 1e6
-    overhead = _extra_number(target, "launch_overhead_ns", 0.0) * 1e-9
-    dispatch = _extra_number(target, "work_group_dispatch_cycles", 0.0) / clock_hz
-    return overhead, dispatch, _extra_number(target, "sol_threshold", SOL_THRESHOLD)
+    launch = target.launch
+    return (float(launch.overhead_ns) * 1e-9, float(launch.work_group_dispatch_cycles) / clock_hz,
+            float(launch.sol_threshold))
 
 
 def schedule_time(schedule: Schedule, lifetime_s: float, dispatch_s: float) -> tuple[float, int]:

@@ -11,7 +11,7 @@ Fast on purpose.  Only numbers the models read for that launch are tried: the cl
 the issuers, the DRAM figures, the latency and bandwidth of each cache level (a level's
 latency only when the launch loads from memory), the ``alu_cycles`` entries that priced
 the classes it executed, the occupancy limits that applied, and the launch costs in
-``extra``.  Those leave the memory replay as it was, so only the execution models and
+``launch``.  Those leave the memory replay as it was, so only the execution models and
 the verdict are re-run, on the replay's counts.  A cache size changes what hits, so for
 it the launch's replay is run again.
 
@@ -38,8 +38,8 @@ COLUMNS = ["launch", "kernel", "field", "factor", "value", "base_value", "verdic
            "total_s", "base_total_s", "verdict_changed", "time_change"]
 #: Fields of the execution models and the verdict (the replay does not read them).
 _SECTION_FIELDS = {"dram": ("bandwidth_gb_per_s", "latency_ns"), "simd": ("issuers_per_cu",)}
-#: Numbers in ``extra`` that the time model reads.
-_EXTRA_FIELDS = ("launch_overhead_ns", "work_group_dispatch_cycles")
+#: Launch costs the time model reads.
+_LAUNCH_FIELDS = ("overhead_ns", "work_group_dispatch_cycles")
 _INT_FIELDS = {"simd.issuers_per_cu", "occupancy.max_waves_per_cu", "occupancy.max_work_groups_per_cu",
                "occupancy.barrier_slots_per_cu", "occupancy.local_mem_alloc_min_bytes",
                "occupancy.local_mem_alloc_step_bytes", "occupancy.registers_per_cu"}
@@ -58,14 +58,14 @@ def read_fields(res: LaunchResult, target) -> list[str]:
             fields.append(f"caches.{c.name}.latency_cycles")
         fields.append(f"caches.{c.name}.size_bytes")
     table = cycles_table(target, res.geometry.fast_math)
-    fast = set((target.extra.get("alu_cycles_fast_math") or {}) if res.geometry.fast_math else ())
+    fast = set(target.alu_cycles_fast_math if res.geometry.fast_math else ())
     ops = res.alu.per_site["opclass"].unique() if res.alu is not None and not res.alu.per_site.empty else []
     for op in sorted(set(ops) - set(getattr(target, "unsupported", {}) or {})):
         key = cost_of(str(op), table)[1]
-        fields.append(f"extra.alu_cycles_fast_math.{key}" if key in fast else f"alu_cycles.{key}")
+        fields.append(f"alu_cycles_fast_math.{key}" if key in fast else f"alu_cycles.{key}")
     occ = res.occupancy
     fields += [f"occupancy.{n}" for n in _occupancy_fields(occ.limits if occ is not None else {})]
-    fields += [f"extra.{k}" for k in _EXTRA_FIELDS if k in (target.extra or {})]
+    fields += [f"launch.{k}" for k in _LAUNCH_FIELDS if f"launch.{k}" in target.sources]
     return list(dict.fromkeys(fields))
 
 
@@ -84,13 +84,8 @@ def value_of(target, field: str):
     if head == "caches":
         name, _, attr = rest.partition(".")
         return getattr(target.cache(name), attr)
-    if head == "alu_cycles":
-        return target.alu_cycles[rest]
-    if head == "extra":
-        node = target.extra
-        for part in rest.split("."):
-            node = node[part]
-        return node
+    if head in ("alu_cycles", "alu_cycles_fast_math"):
+        return getattr(target, head)[rest]
     return getattr(getattr(target, head), rest)
 
 
@@ -103,17 +98,8 @@ def with_value(target, field: str, value):
         name, _, attr = rest.partition(".")
         caches = tuple(replace(c, **{attr: value}) if c.name == name else c for c in target.caches)
         return replace(target, caches=caches)
-    if head == "alu_cycles":
-        return replace(target, alu_cycles={**target.alu_cycles, rest: value})
-    if head == "extra":
-        parts = rest.split(".")
-        extra = dict(target.extra)
-        node = extra
-        for part in parts[:-1]:
-            node[part] = dict(node[part])
-            node = node[part]
-        node[parts[-1]] = value
-        return replace(target, extra=extra)
+    if head in ("alu_cycles", "alu_cycles_fast_math"):
+        return replace(target, **{head: {**getattr(target, head), rest: value}})
     return replace(target, **{head: replace(getattr(target, head), **{rest: value})})
 
 

@@ -84,7 +84,7 @@ def wave_layout(geo: LaunchGeometry, target) -> WaveLayout:
 
     Work-groups of at most ``simd.pack_small_groups_up_to`` items share a wave,
     ``width // size`` of them side by side (each taking at least
-    ``extra.pack_slot_min_items`` lanes when the target gives it), as
+    ``simd.pack_slot_min_items`` lanes when the target gives it), as
     :func:`analyzers.waves.pack_factor` folds them for the memory replay.  A
     kernel with barriers whose work-group size is not fixed at compile time gets
     one work-group per wave: the compiler cannot then keep the groups' barriers
@@ -93,7 +93,7 @@ def wave_layout(geo: LaunchGeometry, target) -> WaveLayout:
     width = int(target.simd.width)
     size = max(geo.work_group_size, 1)
     limit = int(target.simd.pack_small_groups_up_to or 0)
-    slot_min = int(target.extra.get("pack_slot_min_items", 1) or 1)
+    slot_min = int(target.simd.pack_slot_min_items or 1)
     per_wave = width // max(size, slot_min)
     could_pack = 0 < size <= limit and size < width and per_wave >= 2
     blocked = could_pack and geo.has_barrier and not geo.compile_time_work_group_size

@@ -90,10 +90,10 @@ def test_sampled_trace_scales_to_the_whole_launch():
 
 
 def test_pipes_overlap_integer_and_float_work():
-    """With ``extra.issue_pipes`` a unit is busy for max(issue slots, busiest pipe)."""
+    """With ``issue_pipes`` a unit is busy for max(issue slots, busiest pipe)."""
     alu = {"int_add": 2.0, "fp32_fma": 1.0, "int_div": 40.0}
     pipes = {"int_add": "int", "fp32_fma": "fp32"}
-    serial, piped = make_target(alu=alu, cus=1), make_target(alu=alu, cus=1, extra={"issue_pipes": pipes})
+    serial, piped = make_target(alu=alu, cus=1), make_target(alu=alu, cus=1, pipes=pipes)
     b = KernelBuilder("mix", 32, 32).count(1, "int_add", 10).count(2, "fp32_fma", 10)
     assert run(b, serial).cycles == 10 * 2 + 10 * 1           # every class holds the issuer
     assert run(b, piped).cycles == 20                          # the int pipe's 20 cycles; 20 slots
@@ -110,7 +110,7 @@ def test_pipes_overlap_integer_and_float_work():
 
 def test_h200_pipes_are_sourced_and_cover_the_arithmetic_classes():
     h200 = load_target("nvidia-h200")
-    pipes = h200.extra["issue_pipes"]
+    pipes = h200.issue_pipes
     for op in ("fp32_fma", "int_add", "bitwise", "compare", "branch", "load"):
         assert op in pipes and op in h200.alu_cycles
     assert pipes["fp32_fma"] != pipes["int_add"]
@@ -127,7 +127,7 @@ def test_conformant_fma_takes_the_targets_math_fma_price_or_its_fused_multiply_a
     assert r.cycles == 6 and r.priced_by_fallback == ("math_fma",)
     # with pipes, math_fma runs on the pipe of the instruction it is priced as
     piped = make_target(alu={"int_add": 2.0, "fp32_fma": 1.0}, cus=1,
-                        extra={"issue_pipes": {"int_add": "int", "fp32_fma": "fp32"}})
+                        pipes={"int_add": "int", "fp32_fma": "fp32"})
     mix = KernelBuilder("m", 32, 32).count(1, "int_add", 10).count(2, "math_fma", 10)
     assert run(mix, piped).cycles == 20     # overlaps the int pipe like fp32_fma would
 

@@ -93,9 +93,9 @@ def test_field_paths_read_and_write_copies():
     assert value_of(t, "caches.L2.latency_cycles") == 47
     v = with_value(t, "caches.SLC.size_bytes", 1 << 20)
     assert v.cache("SLC").size_bytes == 1 << 20 and t.cache("SLC").size_bytes == 2 << 20
-    v = with_value(t, "extra.alu_cycles_fast_math.math_fma", 3.0)
-    assert v.extra["alu_cycles_fast_math"]["math_fma"] == 3.0
-    assert t.extra["alu_cycles_fast_math"]["math_fma"] == 1.0
+    v = with_value(t, "alu_cycles_fast_math.math_fma", 3.0)
+    assert v.alu_cycles_fast_math["math_fma"] == 3.0
+    assert t.alu_cycles_fast_math["math_fma"] == 1.0
     # a cache size whose sets would not be whole is skipped, not forced
     odd = replace(t, caches=(replace(t.caches[0], size_bytes=64 * 16 * 3),) + t.caches[1:])
     assert scaled(odd, "caches.L2.size_bytes", 0.5) is None

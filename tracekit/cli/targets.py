@@ -68,8 +68,16 @@ def _field_rows(t: Target) -> list[tuple[str, str, str]]:
     for op in t.unsupported:
         key = f"alu_cycles.{op}"
         rows.append((key, "unsupported", _cite(t, key)))
+    for table in ("alu_cycles_fast_math", "issue_pipes"):
+        for op, value in getattr(t, table).items():
+            key = f"{table}.{op}"
+            rows.append((key, _num(value) if not isinstance(value, str) else value, _cite(t, key)))
+    for name in t.launch.__dataclass_fields__:
+        key = f"launch.{name}"
+        if key in t.sources:
+            rows.append((key, _num(getattr(t.launch, name)), _cite(t, key)))
     for key in t.sources:
-        if key.startswith("extra."):
+        if key.startswith(("peak_throughput[", "math_classes.")):
             rows.append((key, "", _cite(t, key)))
     return rows
 

@@ -16,7 +16,17 @@ from pathlib import Path
 
 from tracekit.errors import TargetError
 from tracekit.targets import schema as S
-from tracekit.targets.model import CacheLevel, DramSpec, LocalMemorySpec, OccupancySpec, SimdSpec, Target
+from tracekit.targets.model import (
+    CacheLevel,
+    DramSpec,
+    LaunchCosts,
+    LocalMemorySpec,
+    MathClass,
+    OccupancySpec,
+    PeakInput,
+    SimdSpec,
+    Target,
+)
 from tracekit.trace.schema import OPCLASSES, is_opclass
 
 try:  # Python >= 3.11
@@ -150,8 +160,14 @@ class _Parser:
 
     # -- sections -----------------------------------------------------------
     def target(self, doc: dict) -> Target:
-        known = set(S.IDENTITY) | set(S.TOP) | set(S.SECTIONS) | {"caches", "alu_cycles", "extra",
-                                                                  "assumptions", "rule_thresholds"}
+        known = set(S.IDENTITY) | set(S.TOP) | set(S.SECTIONS) | set(S.OPTIONAL_SECTIONS) | {
+            "caches", "alu_cycles", "alu_cycles_fast_math", "issue_pipes", "peak_throughput", "math_classes",
+            "assumptions", "rule_thresholds"}
+        if "extra" in doc:
+            raise self.fail("extra", "no longer read: its tables are typed sections now "
+                                     "(simd.pack_slot_min_items, [alu_cycles_fast_math], [issue_pipes], "
+                                     "[launch], [[peak_throughput]], [math_classes.NAME]); "
+                                     "see docs/targets.md")
         self._unknown(doc, known, "")
         for k in S.IDENTITY:
             if not isinstance(doc.get(k), str) or not doc[k].strip():
@@ -166,14 +182,20 @@ class _Parser:
         dram = self.section(doc["dram"], S.DRAM, "dram")
         occ = self.occupancy(doc["occupancy"])
         alu = self.alu(doc["alu_cycles"])
-        extra = self.extra(doc.get("extra", {}), "extra")
+        fast = self.prices(doc.get("alu_cycles_fast_math", {}), "alu_cycles_fast_math")
+        pipes = self.pipes(doc.get("issue_pipes", {}))
+        launch = self.section(doc.get("launch", {}), S.LAUNCH, "launch")
+        peaks = self.peak_rows(doc.get("peak_throughput", []))
+        math_classes = self.math_classes(doc.get("math_classes", {}))
         limits = self.rule_thresholds(doc.get("rule_thresholds", {}))
         self.free_assumptions(doc.get("assumptions", {}))
         return Target(
             name=doc["name"], vendor=doc["vendor"], family=doc["family"],
             description=doc["description"], simd=simd, caches=caches,
             local_memory=LocalMemorySpec(**local), dram=DramSpec(**dram),
-            occupancy=OccupancySpec(**occ), alu_cycles=alu, extra=extra, rule_thresholds=limits,
+            occupancy=OccupancySpec(**occ), alu_cycles=alu, alu_cycles_fast_math=fast, issue_pipes=pipes,
+            launch=LaunchCosts(**launch), peak_throughput=peaks, math_classes=math_classes,
+            rule_thresholds=limits,
             sources=self.sources, assumptions=self.assumptions, unsupported=self.unsupported, **top,
         )
 
@@ -261,17 +283,59 @@ class _Parser:
         self.sourced(key, dict(cited, value=None))
         return self.sources[key]
 
-    def extra(self, raw, key: str):
-        """Free-form data; every number or boolean in it still needs a citation."""
-        if isinstance(raw, dict) and "value" in raw:
-            return self.sourced(key, raw)
-        if isinstance(raw, dict):
-            return {k: self.extra(v, f"{key}.{k}") for k, v in raw.items()}
-        if isinstance(raw, list):
-            return [self.extra(v, f"{key}[{i}]") for i, v in enumerate(raw)]
-        if isinstance(raw, (int, float, bool)):
-            return self.sourced(key, raw)  # raises: a bare number has no citation
-        return raw
+    def prices(self, table, where: str) -> dict[str, float]:
+        """A table of instruction classes to sourced cycle prices (fast-math replacements)."""
+        if not isinstance(table, dict):
+            raise self.fail(where, "must be a table of opclass = { value, source }")
+        out = {}
+        for k, raw in table.items():
+            key = f"{where}.{k}"
+            if not (k == S.MATH_DEFAULT or is_opclass(k)):
+                raise self.fail(key, "unknown key; must be a trace opclass or a math_<builtin> name")
+            out[k] = self.typed(key, self.sourced(key, raw), S.Field("float", **S.NONNEG))
+        return out
+
+    def pipes(self, table) -> dict[str, str]:
+        """``opclass = { value = "pipe", source }``: the execution pipe each class issues to."""
+        if not isinstance(table, dict):
+            raise self.fail("issue_pipes", 'must be a table of opclass = { value = "pipe", source = ... }')
+        out = {}
+        for k, raw in table.items():
+            key = f"issue_pipes.{k}"
+            if not (k == S.MATH_DEFAULT or is_opclass(k)):
+                raise self.fail(key, "unknown key; must be a trace opclass or a math_<builtin> name")
+            out[k] = self.typed(key, self.sourced(key, raw), S.Field("str"))
+        return out
+
+    def peak_rows(self, rows) -> tuple[PeakInput, ...]:
+        if not isinstance(rows, list):
+            raise self.fail("peak_throughput", "must be a list of [[peak_throughput]] tables")
+        out = []
+        for i, row in enumerate(rows):
+            where = f"peak_throughput[{i}]"
+            if not isinstance(row, dict):
+                raise self.fail(where, "must be a table")
+            self._unknown(row, S.PEAK_ROW, where)
+            v = {}
+            for name, spec in S.PEAK_ROW.items():
+                if name not in row:
+                    if spec.required:
+                        raise self.fail(f"{where}.{name}", "required field is missing")
+                    continue
+                raw = row[name] if name in S.PEAK_TEXT else self.sourced(f"{where}.{name}", row[name])
+                v[name] = self.typed(f"{where}.{name}", raw, spec)
+            if v.get("opclass") and not is_opclass(v["opclass"]):
+                raise self.fail(f"{where}.opclass", "must be a trace opclass")
+            if v.get("opclass") and "ops_per_result" not in v:
+                raise self.fail(f"{where}.ops_per_result", "a row naming an opclass needs ops_per_result")
+            out.append(PeakInput(**v))
+        return tuple(out)
+
+    def math_classes(self, table) -> dict[str, MathClass]:
+        if not isinstance(table, dict):
+            raise self.fail("math_classes", "must be a table of [math_classes.NAME] tables")
+        return {name: MathClass(**self.section(raw, S.MATH_CLASS, f"math_classes.{name}"))
+                for name, raw in table.items()}
 
     def rule_thresholds(self, table) -> dict[str, float]:
         """``"RULE-ID.name" = number`` (or a sourced value): a rule's threshold for this target.

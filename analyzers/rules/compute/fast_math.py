@@ -25,8 +25,7 @@ def check(f, t):
     n = f.executions(pred)
     if not n:
         return None
-    extra = f.target.extra if isinstance(f.target.extra, dict) else {}
-    fast = extra.get("alu_cycles_fast_math", {})
+    fast = f.target.alu_cycles_fast_math
     saved = sum(f.issues(lambda x, c=c: x == c) * max(0.0, f.cycles(c) - float(v)) for c, v in fast.items())
     ev = {"executions": int(n), "build_options": f.launch.build_options}
     gain = f.gain_alu(f.alu_seconds(saved)) if fast else None
