@@ -10,6 +10,7 @@ half a file under the final name.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,6 @@ from tracekit import pipeline
 from tracekit.errors import TracekitError
 from tracekit.files import write_atomic
 from tracekit.jobs.ledger import ResultRow
-from tracekit.jobs.metrics import as_float, dig
 
 
 @dataclass
@@ -74,36 +74,31 @@ def _with_ordinals(rows: list[ResultRow]) -> list[ResultRow]:
                       r.error, r.bound, r.time_s, r.metrics) for r in rows]
 
 
-#: Metrics copied from each launch's JSON result into the ledger (dotted names of docs/json-schema.md).
-LEDGER_METRICS = (
-    "memory.requests", "memory.transactions", "memory.transactions_per_request", "memory.dram_bytes",
-    "local_memory.requests", "local_memory.cycles", "local_memory.conflict_degree_mean",
-    "simd.utilization",
-)
+def launch_metrics(r) -> dict[str, float]:
+    """The ledger's metrics of one launch result, under their JSON names (docs/json-schema.md)."""
+    out: dict[str, float] = {}
+    if r.memory is not None:
+        m, lm = r.memory.memory, r.memory.local_memory
+        out.update({"memory.requests": m.requests, "memory.transactions": m.transactions,
+                    "memory.transactions_per_request": m.transactions_per_request,
+                    "memory.dram_bytes": m.dram_bytes, "local_memory.requests": lm.requests,
+                    "local_memory.cycles": lm.cycles,
+                    "local_memory.conflict_degree_mean": lm.conflict_degree_mean})
+        if m.caches:
+            out["memory.l1_hit_rate"] = m.caches[0].hit_rate
+    if r.simd is not None:
+        out["simd.utilization"] = r.simd.utilization
+    return {k: float(v) for k, v in out.items() if v is not None and math.isfinite(float(v))}
 
 
 def result_rows(result, target_name: str) -> list[ResultRow]:
     """Ledger rows of one target's analysis result, one per launch."""
-    doc = result.to_dict()
     rows = []
-    for ln in doc.get("launches", []):
-        metrics = {k: as_float(dig(ln, k)) for k in LEDGER_METRICS}
-        caches = dig(ln, "memory.caches") or []
-        if caches:
-            metrics["memory.l1_hit_rate"] = as_float(caches[0].get("hit_rate"))
-        metrics = {k: v for k, v in metrics.items() if v is not None}
-        error = ln.get("error")
+    for r in sorted(result.launches, key=lambda x: x.launch):
+        error = r.error
+        total = r.time_estimates.get("total_s") if not error else None
         rows.append(ResultRow(
-            kernel=str(ln.get("kernel")), launch=int(ln.get("launch", 0)), ordinal=0, target=target_name,
-            status="error" if error else "ok", error=error, bound=ln.get("bound"),
-            time_s=None if error else launch_time(ln), metrics=metrics))
+            kernel=str(r.kernel), launch=int(r.launch), ordinal=0, target=target_name,
+            status="error" if error else "ok", error=error, bound=r.verdict,
+            time_s=None if total is None else float(total), metrics=launch_metrics(r)))
     return rows
-
-
-def launch_time(ln: dict) -> float | None:
-    """The launch's estimated time in seconds from its ``time_estimates``."""
-    te = ln.get("time_estimates") or {}
-    for key in ("total_s", "estimated_s", "total"):
-        if as_float(te.get(key)) is not None:
-            return as_float(te[key])
-    return None
