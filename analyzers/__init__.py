@@ -9,6 +9,7 @@ data, importable from a notebook without the CLI.  The entry point is
     result.summary          # one row per launch: verdict, times, utilisation, occupancy
     result.per_site         # per-site memory, ALU and SIMD columns
     result.to_dict()        # the JSON of ``tracekit analyze`` for this target
+    what_if(trace, "powervr-g6400", "pad-local=64:4")   # the launch before and after a fix
 """
 
 from __future__ import annotations
@@ -17,4 +18,12 @@ from __future__ import annotations
 # gives the function; the module stays reachable as ``sys.modules["analyzers.analyze"]``.
 from analyzers.analyze import AnalysisResult, LaunchResult, analyze, analyze_many
 
-__all__ = ["AnalysisResult", "LaunchResult", "analyze", "analyze_many"]
+
+def what_if(trace, target, change, **options):
+    """Each launch before and after a fix, replayed through the same model
+    (:func:`analyzers.whatif.what_if`; ``change`` such as ``"pad-local=64:4"``)."""
+    from analyzers.whatif import what_if as run
+    return run(trace, target, change, **options)
+
+
+__all__ = ["AnalysisResult", "LaunchResult", "analyze", "analyze_many", "what_if"]

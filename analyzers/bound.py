@@ -289,7 +289,10 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
     utilization = {"alu": alu_s / time_s if time_s > 0 else 0.0}
     utilization.update({k: v / time_s if time_s > 0 else 0.0 for k, v in sorted(levels.items())})
     verdict = sol_verdict(utilization["alu"], utilization.get(bottleneck, 0.0), threshold)
+    margin, runner_up = verdict_margin(verdict, alu_s, memory_s, latency_s)
     evidence = {
+        "verdict_margin": margin,
+        "runner_up": runner_up,
         "alu_share": alu_s / time_s if time_s > 0 else 0.0,
         "utilization": utilization,
         "sol_threshold": threshold,
@@ -310,6 +313,20 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
         **sched,
     }
     return BoundResult(verdict, time_s, alu_s, memory_s, latency_s, levels, bottleneck, evidence)
+
+
+def verdict_margin(verdict: str, alu_s: float, memory_s: float, latency_s: float) -> tuple[float | None, str]:
+    """How clear the verdict is: its term's time over the largest other term's, and that term.
+
+    ALU at 1.4 times the memory time reads as a clear call; a margin near 1 (or below
+    it, when the speed-of-light threshold rather than the largest term decided) is a
+    close one, and the report says so.
+    """
+    terms = {"alu": alu_s, "memory": memory_s, "latency": latency_s}
+    mine = terms.pop(verdict)
+    runner_up = max(sorted(terms), key=lambda k: terms[k])
+    other = terms[runner_up]
+    return (mine / other if other > 0 else None), runner_up
 
 
 def sol_verdict(alu_utilization: float, memory_utilization: float, threshold: float = SOL_THRESHOLD) -> str:

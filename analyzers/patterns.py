@@ -36,7 +36,7 @@ HOT_KEEP = 1024
 #: Site-level pattern columns (one row per site in :attr:`Patterns.sites`).
 SITE_COLUMNS = ("unaligned", "adjacent", "distinct_item_addresses", "ideal_transactions",
                 "misaligned_requests", "uniform_requests", "distinct_addresses", "max_items_one_address",
-                "max_accesses_one_address", "buffer", "local_slices")
+                "max_accesses_one_address", "buffer", "local_slices", "lane_stride")
 
 
 @njit(cache=True)
@@ -90,6 +90,20 @@ def request_facts(order, req_ptr, address, size, tx_bytes, transactions, active)
         if span == b:
             misaligned[r] = transactions[r] > div(span + tx_bytes - 1, tx_bytes, sh)
     return distinct, ideal, misaligned
+
+
+@njit(cache=True)
+def lane_strides(order, req_ptr, address):
+    """Per request: the address step from its first lane to its second (0 with one lane).
+
+    For a local tile read by column this is the tile's row pitch, the number a padding
+    fix changes."""
+    nreq = req_ptr.shape[0] - 1
+    out = np.zeros(nreq, np.int64)
+    for r in range(nreq):
+        if req_ptr[r + 1] - req_ptr[r] >= 2:
+            out[r] = (address[order[req_ptr[r] + 1]] & ADDR_MASK) - (address[order[req_ptr[r]]] & ADDR_MASK)
+    return out
 
 
 @njit(cache=True)
@@ -470,7 +484,8 @@ class PatternAccumulator:
         self.ops = {s: i for i, s in enumerate(ops)}
         self.nonlocal_mask = np.array([s in ("global", "constant", "image", "private") for s in spaces])
         self.site = {c: np.zeros(0, np.int64) for c in ("unaligned", "adjacent", "pairs")}
-        self.req: dict[int, np.ndarray] = {}     # key -> [ideal, misaligned, uniform, distinct]
+        self.req: dict[int, np.ndarray] = {}     # key -> [ideal, misaligned, uniform, distinct, slices]
+        self.strides: dict[int, dict[int, int]] = {}   # local key -> {lane stride: requests}
         self.buffer: dict[int, int] = {}
         self.launch = LaunchPatterns()
         self.footprint = SegmentSet(self.tx_bytes)
@@ -548,6 +563,13 @@ class PatternAccumulator:
                 self.req[k] = row.copy()
             else:
                 acc += row
+        local = ~nonlocal_req & ((req_ptr[1:] - req_ptr[:-1]) >= 2)
+        if local.any():
+            stride = lane_strides(order, req_ptr, address)[local]
+            pairs, counts = np.unique(np.stack([key[local], stride]), axis=1, return_counts=True)
+            for (k, st), c in zip(pairs.T.tolist(), counts.tolist(), strict=True):
+                d = self.strides.setdefault(k, {})
+                d[st] = d.get(st, 0) + c
         # one address read by many work-items: uniform global-load requests, once per (wave, address)
         hot = uniform & is_load_global
         if hot.any():
@@ -585,6 +607,9 @@ class PatternAccumulator:
             out["max_items_one_address"][j] = self.hot_items.maximum(s)
             out["max_accesses_one_address"][j] = self.hot_accesses.maximum(s)
             out["buffer"][j] = self.buffer.get(s, -1)
+            st = self.strides.get(k)
+            if st:
+                out["lane_stride"][j] = max(sorted(st), key=lambda x: st[x])
         df = pd.DataFrame({"site": sites.astype(np.int32), **out})
         lp = self.launch
         lp.footprint_bytes = self.footprint.bytes()
@@ -624,11 +649,12 @@ def merge_patterns(parts: list[Patterns]) -> Patterns | None:
     if not parts:
         return None
     sites = pd.concat([p.sites for p in parts], ignore_index=True)
-    bounded = ("max_items_one_address", "max_accesses_one_address", "buffer")
+    bounded = ("max_items_one_address", "max_accesses_one_address", "buffer", "lane_stride")
     sums = [c for c in SITE_COLUMNS if c not in bounded]
     agg = {c: (c, "sum") for c in sums}
     agg.update({"max_items_one_address": ("max_items_one_address", "max"),
-                "max_accesses_one_address": ("max_accesses_one_address", "max"), "buffer": ("buffer", "max")})
+                "max_accesses_one_address": ("max_accesses_one_address", "max"), "buffer": ("buffer", "max"),
+                "lane_stride": ("lane_stride", "max")})
     merged = sites.groupby("site", sort=True).agg(**agg).reset_index()
     lp = LaunchPatterns()
     for name in ("footprint_bytes", "local_loads", "local_stores", "local_words_stored",

@@ -137,14 +137,17 @@ def _needs_replay(field: str) -> bool:
 
 
 def sensitivity(trace, target, *, factors: Iterable[float] = FACTORS, launches: Iterable[int] | None = None,
-                fields: Iterable[str] | None = None, assumed_only: bool = True) -> pd.DataFrame:
+                fields: Iterable[str] | None = None, assumed_only: bool = True, result=None,
+                replay_caches: bool = True) -> pd.DataFrame:
     """Re-run each launch's analysis with each read, assumed number scaled by each factor.
 
     ``fields`` restricts the numbers tried (dotted paths as in ``Target.sources``);
     with ``assumed_only`` (the default) only numbers with an ``assumed`` reason are
-    tried.  One row per (launch, field, factor): the variant's verdict and time next to
-    the unchanged analysis', ``verdict_changed`` and ``time_change`` (relative).  Launches
-    the target cannot run (errors) give no rows.
+    tried.  ``result`` (the launch results of an analysis already made on ``target``)
+    spares the first replay; ``replay_caches=False`` skips cache sizes, the only numbers
+    that need the replay run again.  One row per (launch, field, factor): the variant's
+    verdict and time next to the unchanged analysis', ``verdict_changed`` and
+    ``time_change`` (relative).  Launches the target cannot run (errors) give no rows.
     """
     trace = resolve_trace(trace)
     target = resolve_target(target)
@@ -154,7 +157,10 @@ def sensitivity(trace, target, *, factors: Iterable[float] = FACTORS, launches: 
     if launches is not None:
         keep = set(launches)
         geos = [g for g in geos if g.launch in keep]
-    memory = memory_by_launch(trace, target, geos)
+    if result is not None:
+        memory = {lr.launch: lr.memory for lr in result.launches}
+    else:
+        memory = memory_by_launch(trace, target, geos)
     sites = trace.sites.to_pandas() if trace.sites.num_rows else None
     rows = []
     for geo in geos:
@@ -168,6 +174,8 @@ def sensitivity(trace, target, *, factors: Iterable[float] = FACTORS, launches: 
             if wanted is not None and field not in wanted:
                 continue
             if assumed_only and field not in target.assumptions:
+                continue
+            if not replay_caches and _needs_replay(field):
                 continue
             for f in factors:
                 made = scaled(target, field, f)

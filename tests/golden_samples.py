@@ -31,6 +31,7 @@ def compute(paths: list[Path] | None = None) -> dict[str, str]:
     import analyzers
     from analyzers.result_dict import dumps
     from analyzers.rules import run_rules
+    from analyzers.rules.gains import price_by_replay
     from tracekit.formats import open_trace
     from tracekit.targets import list_targets, load_target
 
@@ -40,7 +41,7 @@ def compute(paths: list[Path] | None = None) -> dict[str, str]:
         trace = open_trace(path)
         for target in targets:
             result = analyzers.analyze(trace, target)
-            findings = [f.to_dict() for f in run_rules(result)]
+            findings = [f.to_dict() for f in price_by_replay(run_rules(result), [result], trace)]
             doc = {"analysis": result.to_dict(), "findings": findings}
             doc["analysis"]["trace"] = path.name
             out[f"{path.stem}__{target.name}"] = dumps(doc)

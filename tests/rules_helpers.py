@@ -104,7 +104,8 @@ class KernelBuilder:
         return self
 
     # -- output -----------------------------------------------------------------------
-    def trace(self) -> Trace:
+    def trace(self, *, file: str = "kernel.cl", lines: dict[int, int] | None = None) -> Trace:
+        """The in-memory trace; sites sit on line ``10 + site`` of ``file`` unless ``lines`` says."""
         def cat(rows, keys):
             if not rows:
                 return {k: [] for k in keys}
@@ -125,8 +126,9 @@ class KernelBuilder:
                              "metadata": [json.dumps(self.metadata) if self.metadata else None]})
         sites = sorted(self.site_ops)
         sites_t = pa.table({"kernel": [self.kernel] * len(sites), "site": sites,
-                            "opcode": [self.site_ops[s] for s in sites], "file": ["kernel.cl"] * len(sites),
-                            "line": [10 + s for s in sites], "column": [1] * len(sites)})
+                            "opcode": [self.site_ops[s] for s in sites], "file": [file] * len(sites),
+                            "line": [(lines or {}).get(s, 10 + s) for s in sites],
+                            "column": [1] * len(sites)})
         tables = {"accesses": store.conform(acc, "accesses"), "instructions": store.conform(ins,
                 "instructions"),
                   "launches": store.conform(launches, "launches"), "sites": store.conform(sites_t, "sites")}

@@ -45,17 +45,8 @@ def trace_path(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def model(trace_path):
-    from analyzers import analyze
-    from analyzers.rules import run_rules
-    from tracekit.formats import open_trace
-    from tracekit.report import build_report_model, summarize_trace
-    from tracekit.targets import load_target
-
-    trace = open_trace(trace_path)
-    targets = [load_target(n) for n in TARGETS]
-    results = {t.name: analyze(trace, t) for t in targets}
-    findings = run_rules(list(results.values()))
-    return build_report_model(summarize_trace(trace), results, findings, targets={t.name: t for t in targets})
+    from tracekit import pipeline
+    return pipeline.analyze(str(trace_path), TARGETS).report_model()
 
 
 def test_every_cell_has_the_numbers_the_report_shows(model):

@@ -22,8 +22,11 @@ from tracekit.files import write_atomic
 DOCUMENT_FORMAT = "tracekit-analysis"
 DOCUMENT_VERSION = 1
 SAMPLED_FORMAT = "tracekit-sampled-analysis"
+WHAT_IF_FORMAT = "tracekit-what-if"
 #: Output formats :func:`write` renders.
 FORMATS = ("json", "html", "pdf")
+#: Largest trace whose report tries cache sizes in the sensitivity check (each try is a replay).
+SENSITIVITY_REPLAY_ACCESSES = 1 << 20
 
 
 def load_targets(targets: Sequence) -> list:
@@ -68,28 +71,48 @@ class Analysis:
 
     @property
     def findings(self) -> list:
-        """The rules' findings on every (launch, target), in checklist order."""
+        """The checklist on every (launch, target), in checklist order: the rules' findings, those
+        whose fix a replay can apply priced by that replay (docs/rules.md)."""
         if self._findings is None:
             from analyzers.rules import run_rules
-            self._findings = run_rules(self.results)
+            from analyzers.rules.gains import price_by_replay
+            self._findings = price_by_replay(run_rules(self.results), self.results, self.trace)
         return self._findings
 
     def document(self) -> dict:
         """The JSON document of ``tracekit analyze --format json`` (docs/json-schema.md)."""
+        targets = {}
+        for r in self.results:
+            doc = r.to_dict()
+            doc["findings"] = [f.to_dict() for f in self.findings if f.target == r.target.name]
+            targets[r.target.name] = doc
         return {"format": DOCUMENT_FORMAT, "version": DOCUMENT_VERSION, "trace": str(self.trace.path),
-                "targets": {r.target.name: r.to_dict() for r in self.results}, "warnings": self.warnings}
+                "targets": targets, "warnings": self.warnings}
 
     def to_json(self) -> str:
         from analyzers.result_dict import dumps
         return dumps(self.document())
 
+    def sensitivity(self) -> list:
+        """Per target, how the verdict and time move when each assumed number it reads is halved
+        or doubled (:func:`analyzers.sensitivity.sensitivity`, on the analysis already made).
+        Cache sizes, which need the replay run again, are tried only on traces of at most
+        :data:`SENSITIVITY_REPLAY_ACCESSES` accesses."""
+        from analyzers.sensitivity import sensitivity
+
+        replay = self.trace.num_accesses <= SENSITIVITY_REPLAY_ACCESSES
+        out = []
+        for r in self.results:
+            df = sensitivity(self.trace, r.target, result=r, replay_caches=replay)
+            out.append(df.assign(target=r.target.name))
+        return out
+
     def report_model(self, title: str | None = None):
-        """The HTML/PDF report model: every target's analysis and the checklist."""
+        """The HTML/PDF report model: every target's analysis, the checklist and the sensitivity."""
         from tracekit.report import build_report_model, summarize_trace
 
-        return build_report_model(summarize_trace(self.trace), {r.target.name: r for r in self.results},
-                                  self.findings, targets={r.target.name: r.target for r in self.results},
-                                  title=title)
+        return build_report_model(summarize_trace(self.trace), self.results, self.findings, title=title,
+                                  sensitivity=self.sensitivity())
 
 
 def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: str | None = None,
@@ -139,6 +162,18 @@ def sampled_document(trace, targets: Sequence, fraction: float, seed: int = 0) -
             "sampling": {"fraction": fraction, "seed": seed, "unit": "blocks of work-groups",
                          "interval": "95% bootstrap percentile"},
             "targets": out}
+
+
+def what_if_document(trace, targets: Sequence, change) -> dict:
+    """Every launch on every target before and after ``change`` (text form such as
+    ``"pad-local=64:4"``), replayed through the same model (:func:`analyzers.what_if`)."""
+    from analyzers.whatif import parse_change, what_if
+
+    trace = load_trace(trace)
+    change = parse_change(change)
+    out = {t.name: [w.to_dict() for w in what_if(trace, t, change)] for t in load_targets(targets)}
+    return {"format": WHAT_IF_FORMAT, "version": 1, "trace": str(trace.path), "change": change.spec,
+            "description": change.describe(), "targets": out}
 
 
 def compare(before, after, target):

@@ -16,15 +16,22 @@ END = "<!-- rules-table:end -->"
 
 
 def rules_table() -> str:
-    """The Markdown table of every registered rule: id, title, targets, severity, citation(s)."""
-    lines = ["| id | title | targets | severity | citation |", "| --- | --- | --- | --- | --- |"]
+    """The Markdown table of every registered rule: id, title, targets, file, gain, citation(s)."""
+    lines = ["| id | title | targets | file | gain | citation |", "| --- | --- | --- | --- | --- | --- |"]
     for r in sorted(registry().values(), key=lambda r: r.id):
         if isinstance(r.citation, dict):
             cite = "<br>".join(f"{v}: {c}" for v, c in r.citation.items())
         else:
             cite = str(r.citation)
-        lines.append(f"| {r.id} | {r.title} | {', '.join(r.vendors)} | {r.severity} | {cite} |")
+        where = r.module.removeprefix("analyzers.rules.").replace(".", "/") + ".py"
+        vendors = ", ".join(r.vendors)
+        lines.append(f"| {r.id} | {r.title} | {vendors} | `{where}` | {gain_method(r)} | {cite} |")
     return "\n".join(lines) + "\n"
+
+
+def gain_method(rule) -> str:
+    """How the rule's gain is estimated: a what-if replay of the fix, or the rule's own estimate."""
+    return f"replay (`{rule.what_if}`)" if rule.what_if else "model"
 
 
 def render(page: str) -> str:

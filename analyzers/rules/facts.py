@@ -37,7 +37,8 @@ SITE_COLUMNS = ("site", "space", "op", "accesses", "access_size", "bytes_request
                 "ideal_per_request", "misaligned_requests", "uniform_requests", "lanes_per_request",
                 "distinct_per_request",
                 "unaligned", "adjacent", "rereads_per_item", "max_items_one_address",
-                "max_accesses_one_address", "buffer", "local_requests", "local_cycles", "local_slices",
+                "max_accesses_one_address", "buffer", "lane_stride", "local_requests", "local_cycles",
+                "local_slices",
                 "conflict_degree_mean", "file", "line")
 
 
@@ -160,6 +161,22 @@ class Facts:
         return {"work_group_size": size, "wave_width": w, "waves_per_group": waves,
                 "idle_lanes_per_group": waves * w - size, "lane_fill": round(size / (waves * w), 4)}
 
+    def whole_wave_group(self) -> tuple[int, int, int] | None:
+        """The nearest work-group shape whose first dimension is a whole number of waves and whose
+        size the target accepts (the other dimensions shrink to keep the size close); None when
+        the launch already has one."""
+        x, y, z = (int(v) for v in self.launch.local_size)
+        gx = int(self.launch.global_size[0])
+        w, cap = self.width, int(self.target.occupancy.max_work_group_size)
+        if x % w == 0 or gx < w:
+            return None        # a grid narrower than a wave has no whole-wave shape
+        nx = min(-(-x // w) * w, gx // w * w)
+        if nx > cap:
+            nx = max(w, cap // w * w)
+        ny = max(1, min(y, (x * y) // nx or 1, cap // nx))
+        nz = max(1, min(z, cap // (nx * ny)))
+        return (nx, ny, nz)
+
     def gain_filling_lanes(self, fill: float) -> float:
         """Time saved if the issue work done at lane fill ``fill`` were done with full waves."""
         return self.gain_alu(self.times["alu_s"] * (1.0 - fill))
@@ -264,6 +281,7 @@ def _sites(result, target) -> pd.DataFrame:
         pairs = num("distinct_item_addresses")
         out["rereads_per_item"] = np.where(pairs > 0, acc / np.where(pairs > 0, pairs, 1), np.nan)
     out["buffer"] = ps["buffer"].fillna(-1).astype(np.int64) if "buffer" in ps else -1
+    out["lane_stride"] = num("lane_stride").astype(np.int64)
     local = out["space"].to_numpy() == "local"
     out["local_requests"] = np.where(local, num("local_slices"), 0).astype(np.int64)
     out["local_slices"] = out["local_requests"]

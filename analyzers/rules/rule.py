@@ -35,7 +35,20 @@ VENDOR_WORDS = {
 }
 ALL_VENDORS = tuple(VENDOR_WORDS)
 
-SEVERITIES = ("high", "medium", "low", "info")
+#: Severity is the estimated gain, as a share of the launch's estimated time: a fix worth a
+#: quarter of the time is high, one worth 5 % medium, anything measurable (half a percent,
+#: below which the model's own rounding lives) low; the rest is a note, listed apart.
+SEVERITIES = ("high", "medium", "low", "note")
+GAIN_HIGH, GAIN_MEDIUM, GAIN_LOW = 0.25, 0.05, 0.005
+
+
+def severity_of(gain_fraction: float | None) -> str:
+    """The severity a finding's estimated gain earns (``note`` when there is none to measure)."""
+    if gain_fraction is None or gain_fraction < GAIN_LOW:
+        return "note"
+    if gain_fraction >= GAIN_HIGH:
+        return "high"
+    return "medium" if gain_fraction >= GAIN_MEDIUM else "low"
 
 
 def vendor_key(target) -> str:
@@ -91,13 +104,15 @@ class Hit:
 
     ``evidence`` holds plain numbers and strings (JSON-able); ``sites`` the site
     ids involved (the runner maps them to source lines); ``gain_s`` the model's
-    estimate of the time saved by the fix, ``None`` when the model cannot say.
+    estimate of the time saved by the fix, ``None`` when the model cannot say;
+    ``change`` the fix as a what-if (:mod:`analyzers.whatif`), which, when given,
+    prices the finding by replaying the changed launch instead of ``gain_s``.
     """
 
     evidence: dict
     sites: list[int] = field(default_factory=list)
     gain_s: float | None = None
-    severity: str | None = None   # overrides the rule's default when set
+    change: object | None = None
 
 
 @dataclass(frozen=True)
@@ -107,12 +122,14 @@ class Rule:
     vendors: tuple[str, ...]
     #: What the check reads (names of result fields), for the docs and the reader.
     inputs: tuple[str, ...]
-    severity: str
     fix: str
     #: One citation for every vendor, or one per vendor key.
     citation: Citation | Mapping[str, Citation]
     check: Callable
     thresholds: Mapping[str, Threshold] = field(default_factory=dict)
+    #: The kind of what-if change (:data:`analyzers.whatif.CHANGES`) that prices the fix by
+    #: replay; None when the gain is the rule's own estimate from the analysis' terms.
+    what_if: str | None = None
     module: str = ""
 
     def applies_to(self, target) -> bool:
@@ -145,7 +162,13 @@ class Rule:
 
 @dataclass(frozen=True)
 class Finding:
-    """One fired rule for one (kernel launch, target): the row a checklist shows."""
+    """One fired rule for one (kernel launch, target): the row a checklist shows.
+
+    ``severity`` follows the estimated gain (:func:`severity_of`); a ``note`` has no
+    measurable gain.  ``gain_method`` says where the gain came from: ``replay`` (the
+    launch replayed with the fix applied, ``what_if`` holding both sides) or ``model``
+    (the rule's estimate from the analysis' own terms).
+    """
 
     rule_id: str
     title: str
@@ -159,15 +182,23 @@ class Finding:
     citation: str
     estimated_gain_s: float | None
     estimated_gain_fraction: float | None  # of the launch's estimated time
+    gain_method: str | None = None
+    what_if: dict | None = None
+    change: object | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def kind(self) -> str:
+        return "note" if self.severity == "note" else "finding"
 
     def to_dict(self) -> dict:
         return {
-            "rule_id": self.rule_id, "title": self.title, "severity": self.severity,
+            "rule_id": self.rule_id, "title": self.title, "severity": self.severity, "kind": self.kind,
             "target": self.target, "kernel": self.kernel, "launch": self.launch,
             "evidence": dict(self.evidence), "sites": [list(s) for s in self.sites],
             "fix": self.fix, "citation": self.citation,
             "estimated_gain_s": self.estimated_gain_s,
             "estimated_gain_fraction": self.estimated_gain_fraction,
+            "gain_method": self.gain_method, "what_if": self.what_if,
         }
 
 
@@ -180,10 +211,8 @@ def overrides(target) -> dict[str, float]:
 
 
 def rule(*, id: str, title: str, vendors: tuple[str, ...] = ALL_VENDORS, inputs: tuple[str, ...],
-         severity: str, fix: str, citation, thresholds: Mapping[str, Threshold] | None = None):
+         fix: str, citation, thresholds: Mapping[str, Threshold] | None = None, what_if: str | None = None):
     """Register the decorated check function ``check(facts, limits) -> Hit | None`` as a rule."""
-    if severity not in SEVERITIES:
-        raise ValueError(f"rule {id}: severity must be one of {SEVERITIES}")
     unknown = set(vendors) - set(VENDOR_WORDS)
     if unknown:
         raise ValueError(f"rule {id}: unknown vendor key(s) {sorted(unknown)}")
@@ -196,8 +225,9 @@ def rule(*, id: str, title: str, vendors: tuple[str, ...] = ALL_VENDORS, inputs:
         if id in _REGISTRY:
             raise ValueError(f"rule id {id} registered twice")
         _REGISTRY[id] = Rule(id=id, title=title, vendors=tuple(vendors), inputs=tuple(inputs),
-                             severity=severity, fix=" ".join(fix.split()), citation=citation,
-                             check=fn, thresholds=dict(thresholds or {}), module=fn.__module__)
+                             fix=" ".join(fix.split()), citation=citation,
+                             check=fn, thresholds=dict(thresholds or {}), what_if=what_if,
+                             module=fn.__module__)
         return fn
     return wrap
 

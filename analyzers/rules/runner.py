@@ -8,12 +8,12 @@ from collections.abc import Iterable
 import pandas as pd
 
 from analyzers.rules.facts import Facts, facts_for
-from analyzers.rules.rule import SEVERITIES, Finding, overrides, registry
+from analyzers.rules.rule import Finding, overrides, registry, severity_of
 from tracekit.errors import TargetError
 
-_SEV_RANK = {s: i for i, s in enumerate(SEVERITIES)}
-FINDING_COLUMNS = ["target", "kernel", "launch", "severity", "rule_id", "title", "estimated_gain_s",
-                   "estimated_gain_fraction", "sites", "evidence", "fix", "citation"]
+FINDING_COLUMNS = ["target", "kernel", "launch", "severity", "kind", "rule_id", "title", "estimated_gain_s",
+                   "estimated_gain_fraction", "gain_method", "sites", "evidence", "fix", "citation",
+                   "what_if"]
 
 
 def _clean(v):
@@ -65,9 +65,10 @@ def run_rules(results, *, only: Iterable[str] | None = None) -> list[Finding]:
     """Findings of every rule that applies to each launch's target, in a deterministic order.
 
     ``results``: an :class:`~analyzers.analyze.AnalysisResult`, a list of them, or
-    :class:`Facts`.  Order: target, kernel, launch, then severity (high first),
-    estimated gain (largest first, unknown last) and rule id.  ``only`` restricts the
-    run to the given rule ids.
+    :class:`Facts`.  Gains here are the rules' own estimates from the analysis' terms;
+    :func:`analyzers.rules.gains.price_by_replay` replaces them, for fixes a replay can
+    apply, by the what-if replay's.  Order: :func:`checklist_order`.  ``only`` restricts
+    the run to the given rule ids.
     """
     rules = sorted(registry().values(), key=lambda r: r.id)
     if only is not None:
@@ -92,19 +93,25 @@ def run_rules(results, *, only: Iterable[str] | None = None) -> list[Finding]:
             lines, seen = [], set()
             for s in hit.sites:
                 ln = f.line(s)
-                if ln not in seen:
+                if ln not in seen and ln[1] > 0:     # a site without a source line names nothing
                     seen.add(ln)
                     lines.append(ln)
             gain = None if hit.gain_s is None else float(f"{max(0.0, hit.gain_s):.6g}")
             frac = None if gain is None or not total else float(f"{min(1.0, gain / total):.6g}")
             out.append(Finding(
-                rule_id=r.id, title=r.title, severity=hit.severity or r.severity, target=f.target.name,
+                rule_id=r.id, title=r.title, severity=severity_of(frac), target=f.target.name,
                 kernel=f.launch.kernel, launch=f.launch.launch, evidence=_clean(hit.evidence),
                 sites=tuple(lines), fix=r.fix, citation=str(r.citation_for(f.target)),
-                estimated_gain_s=gain, estimated_gain_fraction=frac))
-    out.sort(key=lambda x: (x.target, x.kernel, x.launch, _SEV_RANK[x.severity],
-                            -(x.estimated_gain_s if x.estimated_gain_s is not None else -1.0), x.rule_id))
-    return out
+                estimated_gain_s=gain, estimated_gain_fraction=frac,
+                gain_method=None if gain is None else "model", change=hit.change))
+    return checklist_order(out)
+
+
+def checklist_order(findings: Iterable[Finding]) -> list[Finding]:
+    """Target, kernel, launch; then findings before notes, largest estimated gain first, rule id."""
+    return sorted(findings, key=lambda x: (x.target, x.kernel, x.launch, x.kind == "note",
+                                           -(x.estimated_gain_s if x.estimated_gain_s is not None else -1.0),
+                                           x.rule_id))
 
 
 def findings_frame(findings: Iterable[Finding]) -> pd.DataFrame:

@@ -29,11 +29,21 @@ def run_analyze(trace_path: str, targets: list[str], fmt: str = "json",
                 output: str | None = None, **scale) -> str | None:
     """Library form of the command: returns the text when no output path is given.
 
-    ``scale``: workers, scheduler, shard, sample_groups, seed, progress.
+    ``scale``: workers, scheduler, shard, sample_groups, seed, progress, what_if.
     """
     from tracekit import pipeline
 
     stdout = output in (None, "-")
+    if scale.get("what_if"):
+        from analyzers.result_dict import dumps
+        doc = pipeline.what_if_document(trace_path, targets, scale["what_if"])
+        if fmt == "text":
+            text = _console_text(doc, stdout, "what-if")
+        elif fmt == "json":
+            text = dumps(doc)
+        else:
+            raise TracekitError("--what-if writes text or JSON: use --format text or json")
+        return text if stdout else (write_atomic(output, text) and None)
     if scale.get("sample_groups") is not None:
         if fmt != "json":
             raise TracekitError("--sample-groups writes estimates as JSON only: use --format json")
@@ -47,20 +57,25 @@ def run_analyze(trace_path: str, targets: list[str], fmt: str = "json",
                                 scheduler=scale.get("scheduler"), shard=scale.get("shard", "launch"),
                                 progress=scale.get("progress", True))
     if fmt == "text":
-        import io
-
-        from rich.console import Console
-
-        from tracekit.cli.analyze_text import render_table
-        buf = io.StringIO()
-        render_table(analysis.document(),
-                     Console(file=buf, force_terminal=stdout and sys.stdout.isatty(), width=140,
-                             highlight=False))
-        return buf.getvalue() if stdout else (write_atomic(output, buf.getvalue()) and None)
+        text = _console_text(analysis.document(), stdout, "analysis")
+        return text if stdout else (write_atomic(output, text) and None)
     if fmt == "json" and stdout:
         return analysis.to_json()
     pipeline.write(analysis, fmt, output)
     return None
+
+
+def _console_text(doc: dict, stdout: bool, kind: str) -> str:
+    """The terminal rendering of an analysis (table and checklist) or a what-if document."""
+    import io
+
+    from rich.console import Console
+
+    from tracekit.cli.analyze_text import render_table, render_what_if
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=stdout and sys.stdout.isatty(), width=140, highlight=False)
+    (render_what_if if kind == "what-if" else render_table)(doc, console)
+    return buf.getvalue()
 
 
 TraceArg = Annotated[str, typer.Argument(help="A trace (.tkt directory, .parquet file) or a CSV export.")]
@@ -76,6 +91,10 @@ ShardOpt = Annotated[str, typer.Option("--shard", help="Dask shard: launch (exac
 SampleOpt = Annotated[float | None, typer.Option(
     "--sample-groups", help="Estimate from this fraction of work-groups, with error bars.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of --sample-groups.")]
+WhatIfOpt = Annotated[str | None, typer.Option(
+    "--what-if", help="Replay every launch with a fix applied and show before/after: pad-local=ROW:PAD, "
+    "coalesce=BUFFER, align=SITE, drop-staging, vector-loads, keep-in-register=SITE, no-private, "
+    "work-group=X[,Y], fast-math, native-math; join several with +.")]
 
 
 def _default_format(fmt: OutputFormat | None, output: str | None) -> str:
@@ -92,11 +111,13 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def analyze(trace: TraceArg, target: TargetOpt = None, fmt: FormatOpt = None,
                 output: OutputOpt = None, workers: WorkersOpt = None, scheduler: SchedulerOpt = None,
-                shard: ShardOpt = "launch", sample_groups: SampleOpt = None, seed: SeedOpt = 0) -> None:
-        """Analyse every launch of TRACE on every --target: verdict, time estimates and the evidence."""
+                shard: ShardOpt = "launch", sample_groups: SampleOpt = None, seed: SeedOpt = 0,
+                what_if: WhatIfOpt = None) -> None:
+        """Analyse every launch of TRACE on every --target: verdict, time estimates, evidence and the
+        checklist of fixes (or, with --what-if, the launch before and after one fix)."""
         text = run_analyze(trace, list(target or []), _default_format(fmt, output), output,
                            workers=workers, scheduler=scheduler, shard=shard,
-                           sample_groups=sample_groups, seed=seed)
+                           sample_groups=sample_groups, seed=seed, what_if=what_if)
         if text is not None:
             sys.stdout.write(text)
         elif output:

@@ -159,15 +159,17 @@ def kernel_change(b: LaunchOnTarget, a: LaunchOnTarget, kernel: str, lb: int, la
     metrics = [metric_delta(label, kind, getattr(b, attr), getattr(a, attr), lower)
                for label, attr, kind, lower in METRICS]
     metrics[len(METRICS) - 2:len(METRICS) - 2] = _cache_deltas(b, a)
-    metrics.append(metric_delta("checklist items", "num", len(b.findings), len(a.findings), True))
-    before_ids = {_finding_key(f) for f in b.findings}
-    after_ids = {_finding_key(f) for f in a.findings}
+    fb = [f for f in b.findings if not f.is_note]     # notes carry no gain: not checklist items
+    fa = [f for f in a.findings if not f.is_note]
+    metrics.append(metric_delta("checklist items", "num", len(fb), len(fa), True))
+    before_ids = {_finding_key(f) for f in fb}
+    after_ids = {_finding_key(f) for f in fa}
     return KernelChange(
         kernel=kernel, launch_before=lb, launch_after=la, verdict_before=b.verdict, verdict_after=a.verdict,
         error_before=b.error, error_after=a.error, metrics=metrics,
-        resolved=sort_findings([f for f in b.findings if _finding_key(f) not in after_ids]),
-        new=sort_findings([f for f in a.findings if _finding_key(f) not in before_ids]),
-        remaining=sort_findings([f for f in a.findings if _finding_key(f) in before_ids]))
+        resolved=sort_findings([f for f in fb if _finding_key(f) not in after_ids]),
+        new=sort_findings([f for f in fa if _finding_key(f) not in before_ids]),
+        remaining=sort_findings([f for f in fa if _finding_key(f) in before_ids]))
 
 
 def _cells(model: ReportModel, target: str) -> list[tuple[str, int, LaunchOnTarget]]:

@@ -120,6 +120,43 @@ class CalibrationView:
     disagreements: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class SensitivityRow:
+    """An assumed target number the answer depends on: the verdict or time with it halved or doubled."""
+
+    target: str
+    kernel: str
+    launch: int
+    field: str
+    value: str           # "0.5x" / "2x" of the file's value
+    verdict: str         # "memory -> alu" or the unchanged verdict
+    time_change: str     # "+38 %"
+    flips: bool
+
+
+#: A number is listed when scaling it flips the verdict or moves the time by this share or more.
+SENSITIVE_TIME = 0.25
+
+
+def sensitivity_rows(frames) -> list[SensitivityRow]:
+    """The rows of :func:`analyzers.sensitivity.sensitivity` (one frame per target, with a
+    ``target`` column) that matter: a flipped verdict, or the time moved by a quarter."""
+    out = []
+    for df in frames:
+        if df is None or not len(df):
+            continue
+        for r in df.itertuples():
+            change = float(r.time_change) if r.time_change == r.time_change else 0.0
+            if not (r.verdict_changed or abs(change) >= SENSITIVE_TIME):
+                continue
+            verdict = f"{r.base_verdict} -> {r.verdict}" if r.verdict_changed else str(r.verdict)
+            out.append(SensitivityRow(target=str(r.target), kernel=str(r.kernel), launch=int(r.launch),
+                                      field=str(r.field), value=f"{float(r.factor):g}x", verdict=verdict,
+                                      time_change=f"{100 * change:+.0f} %", flips=bool(r.verdict_changed)))
+    out.sort(key=lambda x: (not x.flips, x.target, x.kernel, x.launch, x.field, x.value))
+    return out
+
+
 def _err(v: Any, relative: bool) -> str:
     if v is None:
         return "–"

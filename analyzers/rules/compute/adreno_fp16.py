@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, rule
 
 
 @rule(id="ADR-FP16", title="32-bit float math on 8- or 16-bit data", vendors=("adreno",),
-      inputs=("sites.access_size", "ops.fp32_*", "ops.fp16_*"), severity="medium",
+      inputs=("sites.access_size", "ops.fp32_*", "ops.fp16_*"),
       citation=C("adreno", "7.2.3 Optimal data type"),
       fix="""Compute in half where the precision is enough (mind that fp16 holds integers exactly
       only up to 2048); fp16 arithmetic runs at twice the fp32 rate and halves register use.""")

@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 
 @rule(id="GEN-DIVERGENCE", title="Divergent branches leave lanes idle",
-      inputs=("ops.utilization", "ops.issues", "ops.cycles"), severity="medium",
+      inputs=("ops.utilization", "ops.issues", "ops.cycles"),
       citation={"powervr": C("pvr", "Divergence - Dynamic Branching"),
                 "adreno": C("adreno", "8.5 Avoid branch divergence"),
                 "intel": C("intel", "Using Specialization in Branching"),

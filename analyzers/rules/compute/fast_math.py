@@ -2,6 +2,7 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, rule
+from analyzers.whatif.changes import FastMath
 
 FAST = ("-cl-fast-relaxed-math", "-cl-unsafe-math-optimizations", "-cl-finite-math-only")
 
@@ -10,8 +11,9 @@ def is_plain_math(c: str) -> bool:
     return c.startswith("math_") and not c.startswith(("math_native_", "math_half_"))
 
 
-@rule(id="GEN-FAST-MATH", title="Float division and math built-ins without fast relaxed math",
-      inputs=("ops.fp32_div", "ops.math_*", "launch.build_options"), severity="medium",
+@rule(id="GEN-FAST-MATH", what_if="fast-math",
+      title="Float division and math built-ins without fast relaxed math",
+      inputs=("ops.fp32_div", "ops.math_*", "launch.build_options"),
       citation={"powervr": C("pvr", "Trade Precision for Speed"),
                 "adreno": C("adreno", "8.3 Conformant vs. fast vs. native math functions"),
                 "intel": C("intel", "Using Compiler Options for Optimizations"),
@@ -29,4 +31,4 @@ def check(f, t):
     saved = sum(f.issues(lambda x, c=c: x == c) * max(0.0, f.cycles(c) - float(v)) for c, v in fast.items())
     ev = {"executions": int(n), "build_options": f.launch.build_options}
     gain = f.gain_alu(f.alu_seconds(saved)) if fast else None
-    return Hit(ev, sites=f.sites_by_issues(pred), gain_s=gain)
+    return Hit(ev, sites=f.sites_by_issues(pred), gain_s=gain, change=FastMath() if fast else None)

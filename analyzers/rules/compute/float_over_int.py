@@ -7,7 +7,7 @@ INTS = ("int_add", "int_mul")
 
 
 @rule(id="GEN-FLOAT-OVER-INT", title="Integer-heavy arithmetic on a float-optimised GPU",
-      vendors=("powervr", "intel"), inputs=("ops.int_add", "ops.int_mul", "sites.accesses"), severity="low",
+      vendors=("powervr", "intel"), inputs=("ops.int_add", "ops.int_mul", "sites.accesses"),
       citation={"powervr": C("pvr", "Tweak Work for the Graphics Core"),
                 "intel": C("intel", "Using Floating Point for Calculations")},
       thresholds={"fraction": Threshold(0.5, "team choice for powervr Tweak Work for the Graphics Core / "

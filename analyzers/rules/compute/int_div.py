@@ -7,7 +7,6 @@ INT_DIV = ("int_div", "int64_div")
 
 
 @rule(id="GEN-INT-DIV", title="Integer division or modulo", inputs=("ops.int_div", "ops.cycles"),
-      severity="medium",
       citation={"powervr": C("pvr", "Tweak Work for the Graphics Core"),
                 "adreno": C("adreno", "8.12 Miscellaneous"),
                 "intel": C("intel", "Avoid Spurious Operations in Kernel Code"),

@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 
 @rule(id="INTEL-MAD", title="Separate float multiply and add where mad fits", vendors=("intel",),
-      inputs=("ops.fp32_mul", "ops.fp32_add", "launch.build_options"), severity="low",
+      inputs=("ops.fp32_mul", "ops.fp32_add", "launch.build_options"),
       citation=C("intel", "Using Floating Point for Calculations"),
       thresholds={"fraction": Threshold(0.1, "team choice: separate fp32 mul and add pairs at least 10% of "
                                              "float arithmetic")},

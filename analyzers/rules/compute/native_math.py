@@ -3,10 +3,12 @@
 from analyzers.rules.compute.fast_math import is_plain_math
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, rule
+from analyzers.whatif.changes import NativeMath
 
 
-@rule(id="GEN-NATIVE-MATH", title="Full-precision math built-ins where native_ versions exist",
-      inputs=("ops.math_*",), severity="medium",
+@rule(id="GEN-NATIVE-MATH", what_if="native-math",
+      title="Full-precision math built-ins where native_ versions exist",
+      inputs=("ops.math_*",),
       citation={"powervr": C("pvr", "Trade Precision for Speed"),
                 "adreno": C("adreno", "8.3 Conformant vs. fast vs. native math functions"),
                 "intel": C("intel", "Considering native_ and half_ Versions of Math Built-Ins"),
@@ -28,4 +30,5 @@ def check(f, t):
             saved += f.issues(lambda x, c=c: x == c) * max(0.0, f.cycles(c) - f.cycles(nat))
     ev = {"functions": [c[len("math_"):] for c in plain], "executions": int(f.executions(is_plain_math))}
     gain = f.gain_alu(f.alu_seconds(saved)) if priced else None
-    return Hit(ev, sites=f.sites_by_issues(is_plain_math), gain_s=gain)
+    change = NativeMath() if priced else None
+    return Hit(ev, sites=f.sites_by_issues(is_plain_math), gain_s=gain, change=change)

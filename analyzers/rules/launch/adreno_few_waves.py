@@ -6,7 +6,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 @rule(id="ADR-FEW-WAVES", title="Register footprint allows fewer than 4 waves",
       vendors=("adreno",), inputs=("launch.registers_per_item", "target.occupancy.registers_per_cu"),
-      severity="high", citation=C("adreno", "4.4.4 SDP: static code analysis"),
+      citation=C("adreno", "4.4.4 SDP: static code analysis"),
       thresholds={"waves": Threshold(4, "adreno §4.4.4 SDP: static code analysis: fewer than 4 waves is "
                                         "flagged")},
       fix="""Shrink the per-item register footprint: fewer live values, less work per item, 16-bit

@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 
 @rule(id="ADR-LONG-KERNEL", title="Estimated kernel time beyond tens of milliseconds",
-      vendors=("adreno",), inputs=("time.total_s",), severity="low",
+      vendors=("adreno",), inputs=("time.total_s",),
       citation=C("adreno", "3.3.2 Limit kernel/workgroup execution time on GPU"),
       thresholds={"seconds": Threshold(0.03, "adreno §3.3.2 Limit kernel/workgroup execution time on GPU: "
                                              "tens of milliseconds, with UI frames every ~30 ms")},

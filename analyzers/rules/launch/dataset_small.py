@@ -6,7 +6,6 @@ from analyzers.rules.rule import Hit, Threshold, rule, vendor_key
 
 @rule(id="GEN-DATASET-SMALL", title="Too few work-items to fill the GPU",
       inputs=("launch.global_size", "target.compute_units", "target.occupancy.max_waves_per_cu"),
-      severity="high",
       citation={"powervr": C("pvr-uo", "Work on Large datasets"),
                 "adreno": C("adreno", "3.2.3 Latency hiding"),
                 "intel": C("intel", "Optimizing Utilization of Execution Units"),

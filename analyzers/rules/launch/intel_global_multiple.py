@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 
 @rule(id="INTEL-GLOBAL-MULTIPLE-8", title="Global size is not a multiple of 8",
-      vendors=("intel",), inputs=("launch.global_size",), severity="low",
+      vendors=("intel",), inputs=("launch.global_size",),
       citation=C("intel", "Avoiding Handling Edge Conditions in Kernels"),
       thresholds={"multiple": Threshold(8, "intel Avoiding Handling Edge Conditions in Kernels: global sizes "
                                            "a multiple of 8")},

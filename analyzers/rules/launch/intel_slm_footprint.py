@@ -6,7 +6,6 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 @rule(id="INTEL-SLM-FOOTPRINT", title="More than 4 KB of SLM per work-group",
       vendors=("intel",), inputs=("launch.local_mem_bytes", "target.local_memory.size_bytes"),
-      severity="medium",
       citation=C("intel", "Work-Group Size Recommendations Summary"),
       thresholds={"bytes": Threshold(4096, "intel Work-Group Size Recommendations Summary: 4 KB of SLM per "
                                            "work-group")},

@@ -8,7 +8,7 @@ WHY = "intel Work-Group Size Recommendations Summary: 64 to 256 items"
 
 @rule(id="INTEL-WG-BARRIER-SIZE", title="Work-group size outside 64..256 for a kernel with barriers or SLM",
       vendors=("intel",), inputs=("launch.local_size", "launch.has_barrier", "patterns.local_stores"),
-      severity="medium", citation=C("intel", "Work-Group Size Recommendations Summary"),
+      citation=C("intel", "Work-Group Size Recommendations Summary"),
       thresholds={"min_items": Threshold(64, WHY), "max_items": Threshold(256, WHY)},
       fix="""Kernels that synchronise or share SLM are limited in how many groups a subslice holds;
       use a power-of-two group of 64 to 256 items so each resident group brings enough hardware threads.""")

@@ -6,7 +6,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 @rule(id="INTEL-WG-PLAIN-32", title="Kernel without barriers or SLM uses a work-group size other than 32",
       vendors=("intel",), inputs=("launch.local_size", "launch.has_barrier", "patterns.local_stores"),
-      severity="info", citation=C("intel", "Work-Group Size Recommendations Summary"),
+      citation=C("intel", "Work-Group Size Recommendations Summary"),
       thresholds={"items": Threshold(32, "intel Work-Group Size Recommendations Summary: 32 items for "
                                          "kernels without barriers or SLM")},
       fix="""For a kernel that never synchronises, start from 32 items per group (or let the runtime

@@ -8,7 +8,6 @@ _LIMITER = {"grid_size": "dataset"}
 
 @rule(id="GEN-LOW-OCCUPANCY", title="Few waves resident per compute unit",
       inputs=("occupancy.waves_per_cu", "occupancy.occupancy", "occupancy.limiting_factor"),
-      severity="medium",
       citation={"powervr": C("pvr", "Maximise Utilisation and Occupancy"),
                 "adreno": C("adreno", "3.2.3 Latency hiding"),
                 "intel": C("intel", "Optimizing Utilization of Execution Units"),

@@ -7,7 +7,7 @@ from analyzers.rules.rule import Hit, rule
 
 
 @rule(id="PVR-DATASET-MULTIPLE-32", title="Global size is not a multiple of 32",
-      vendors=("powervr",), inputs=("launch.global_size", "target.simd.width"), severity="low",
+      vendors=("powervr",), inputs=("launch.global_size", "target.simd.width"),
       citation=C("pvr", "Aim for a dataset Size that is a Multiple of 32"),
       fix="""Round the global size up to a multiple of 32 and let the surplus items return early
       after a bounds check, so the last tasks are not partly empty.""")

@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 
 @rule(id="PVR-KERNEL-SHORT", title="Very few instructions per work-item",
-      vendors=("powervr",), inputs=("ops.executions",), severity="low",
+      vendors=("powervr",), inputs=("ops.executions",),
       citation=C("pvr", "Optimisation Strategy Cheat Sheet"),
       thresholds={"instructions": Threshold(20, "powervr Optimisation Strategy Cheat Sheet: aim for a few "
                                                 "tens to a few hundreds of instructions per item")},

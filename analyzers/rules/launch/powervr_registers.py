@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 
 @rule(id="PVR-REGISTERS", title="More than 40 registers per item lowers utilisation",
-      vendors=("powervr",), inputs=("launch.registers_per_item",), severity="medium",
+      vendors=("powervr",), inputs=("launch.registers_per_item",),
       citation=C("pvr", "Reduce Unified Store Usage (Private Memory)"),
       thresholds={"registers": Threshold(40, "powervr Reduce Unified Store Usage (Private Memory): 40 scalar "
                                              "values per item keep 512 threads resident")},

@@ -6,7 +6,7 @@ from analyzers.rules.rule import Hit, rule
 
 @rule(id="PVR-REQD-WG-SIZE", title="Kernel with barriers and local memory does not fix its work-group size",
       vendors=("powervr",), inputs=("launch.source", "launch.has_barrier", "patterns.local_stores"),
-      severity="low", citation=C("pvr", "Tell the Compiler the Work-Group Size"),
+      citation=C("pvr", "Tell the Compiler the Work-Group Size"),
       fix="""Add __attribute__((reqd_work_group_size(X, Y, Z))) so the compiler can size the common
       store and schedule barriers for the group it will really get; build one variant per size you use.""")
 def check(f, t):

@@ -7,7 +7,7 @@ from analyzers.rules.rule import Hit, rule
 @rule(id="PVR-WG-PACK-BARRIER", title="Small work-groups with barriers run one group per task",
       vendors=("powervr",),
       inputs=("launch.local_size", "launch.has_barrier", "launch.work_group_size_declared"),
-      severity="high", citation=C("pvr", "Execution"),
+      citation=C("pvr", "Execution"),
       fix="""Groups of 4, 8 or 16 items share a task only when the compiler knows the size: declare
       reqd_work_group_size on the kernel, or use groups of 32 so barriers do not leave most of each
       task empty.""")

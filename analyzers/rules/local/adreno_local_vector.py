@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 
 @rule(id="ADR-LOCAL-VECTOR", title="Scalar local-memory accesses", vendors=("adreno",),
-      inputs=("sites.local.access_size",), severity="low", citation=C("adreno", "6.5 Local memory"),
+      inputs=("sites.local.access_size",), citation=C("adreno", "6.5 Local memory"),
       thresholds={"vector_bytes": Threshold(16, "adreno §7.2.2: 128 bits is the widest single access the "
                                                 "guide recommends")},
       fix="""Read and write local memory in 128-bit, 32-bit-aligned vectors (float4/uint4) instead of

@@ -6,7 +6,7 @@ from analyzers.rules.rule import Hit, rule
 
 @rule(id="INTEL-BARRIER-NO-LOCAL", title="Barriers in a kernel that shares no local memory",
       vendors=("intel",), inputs=("ops.barrier", "patterns.local_loads", "patterns.local_stores"),
-      severity="low", citation=C("intel", "Optimizing Utilization of Execution Units"),
+      citation=C("intel", "Optimizing Utilization of Execution Units"),
       fix="""Remove barriers that protect no local-memory exchange; besides their own cost they cap
       how many groups a subslice runs at once.""")
 def check(f, t):

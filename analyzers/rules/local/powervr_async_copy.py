@@ -6,7 +6,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 @rule(id="PVR-ASYNC-COPY", title="Global-to-local copy by hand instead of async_work_group_copy",
       vendors=("powervr",), inputs=("patterns.staged_local_store_fraction", "launch.local_size"),
-      severity="low", citation=C("pvr", "System Memory Access"),
+      citation=C("pvr", "System Memory Access"),
       thresholds={"staged": Threshold(0.5, "team choice: half the local stores copy a value the item has "
                                            "just loaded from global memory"),
                   "min_group": Threshold(17, "powervr System Memory Access: the work-group burst to the "

@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, rule
 
 
 @rule(id="PVR-BARRIER-AFTER-LOCAL", title="Barrier directly after a local or constant access",
-      vendors=("powervr",), inputs=("ops.barrier", "sites.space"), severity="low",
+      vendors=("powervr",), inputs=("ops.barrier", "sites.space"),
       citation=C("pvr-it", "Avoid Barrier Directly after Local or Constant Memory Access"),
       fix="""Move independent arithmetic between the local-memory access and the barrier that follows
       it, so the compiler can hide the common store's index latency.""")

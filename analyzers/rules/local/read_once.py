@@ -2,10 +2,12 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule, vendor_key
+from analyzers.whatif.changes import DropStaging
 
 
-@rule(id="GEN-LOCAL-READ-ONCE", title="Local memory holds data read only once or twice",
-      vendors=("powervr", "adreno", "intel"), inputs=("patterns.local_reads_per_word",), severity="medium",
+@rule(id="GEN-LOCAL-READ-ONCE", what_if="drop-staging",
+      title="Local memory holds data read only once or twice",
+      vendors=("powervr", "adreno", "intel"), inputs=("patterns.local_reads_per_word",),
       citation={"powervr": C("pvr", "Use Shared/Local Memory Sensibly"),
                 "adreno": C("adreno", "7.1.2 Local memory"),
                 "intel": C("intel", "__local Memory")},
@@ -27,4 +29,4 @@ def check(f, t):
     df = f.space("local")
     saved = f.alu_seconds(float(df["local_cycles"].sum()))
     ev = {"reads_per_word": round(rpw, 3), "limit": limit, "words_stored": int(p.local_words_stored)}
-    return Hit(ev, sites=list(df.sort_values("site")["site"]), gain_s=f.gain_alu(saved))
+    return Hit(ev, sites=list(df.sort_values("site")["site"]), gain_s=f.gain_alu(saved), change=DropStaging())

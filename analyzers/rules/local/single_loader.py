@@ -7,7 +7,6 @@ from analyzers.rules.rule import Hit, Threshold, rule
 @rule(id="GEN-LOCAL-SINGLE-LOADER", title="A few items fill the local tile while the rest wait",
       vendors=("powervr", "adreno", "intel"),
       inputs=("patterns.local_storing_items_per_group", "patterns.local_stores_per_storing_item"),
-      severity="medium",
       citation={"powervr": C("pvr", "Use Shared/Local Memory Sensibly"),
                 "adreno": C("adreno", "7.1.2 Local memory"),
                 "intel": C("intel", "Applying Shared Local Memory")},

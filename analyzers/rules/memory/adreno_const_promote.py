@@ -6,7 +6,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 @rule(id="ADR-CONST-PROMOTE", title="Small buffer read uniformly by every lane is not __constant",
       vendors=("adreno",), inputs=("sites.uniform_requests", "sites.requests", "sites.lanes_per_request"),
-      severity="medium", citation=C("adreno", "6.4 Constant memory"),
+      citation=C("adreno", "6.4 Constant memory"),
       thresholds={"uniform": Threshold(0.9, "adreno §6.4: a buffer read at one address by every lane in 90% "
                                             "of its requests behaves like constant data")},
       fix="""Declare the argument __constant with max_constant_size, or pass the few values as

@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 
 @rule(id="GEN-ATOMIC-HOT", title="Many atomics on one address", vendors=("powervr", "adreno", "intel"),
-      inputs=("sites.max_accesses_one_address",), severity="high",
+      inputs=("sites.max_accesses_one_address",),
       citation={"powervr": C("pvr", "Use Shared/Local Memory Sensibly"),
                 "adreno": C("adreno", "7.3 Atomic functions in OpenCL 1.x"),
                 "intel": C("intel", "Kernel Memory Access Optimization Summary")},

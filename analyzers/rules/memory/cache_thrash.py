@@ -6,7 +6,6 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 @rule(id="GEN-CACHE-THRASH", title="DRAM traffic far above the data footprint (cache thrashing)",
       vendors=("powervr", "adreno", "intel"), inputs=("memory.dram_bytes", "patterns.footprint_bytes"),
-      severity="high",
       citation={"powervr": C("pvr", "Access Memory in Row-Major Order"),
                 "adreno": C("adreno", "7.6 Improve the GPU’s L1/L2 cache usage"),
                 "intel": C("intel", "Kernel Memory Access Optimization Summary")},

@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 
 @rule(id="GEN-CONST-DIVERGENT", title="Lanes of a wave index constant memory differently",
-      vendors=("adreno", "intel", "nvidia"), inputs=("sites.distinct_per_request",), severity="medium",
+      vendors=("adreno", "intel", "nvidia"), inputs=("sites.distinct_per_request",),
       citation={"adreno": C("adreno", "7.1.3 Constant memory"),
                 "intel": C("intel", "__global Memory and __constant Memory"),
                 "nvidia": C("cuda", "Constant Memory")},

@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 
 @rule(id="INTEL-HOT-ELEMENT", title="One global address read by most work-items", vendors=("intel",),
-      inputs=("sites.max_items_one_address",), severity="low",
+      inputs=("sites.max_items_one_address",),
       citation=C("intel", "__global Memory and __constant Memory"),
       thresholds={"items": Threshold(0.5, "team choice for intel __global Memory and __constant Memory: one "
                                           "address read by more than half the work-items of the launch is a "

@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, rule
 
 
 @rule(id="INTEL-SUB32-ACCESS", title="8- or 16-bit global accesses", vendors=("intel",),
-      inputs=("sites.access_size", "ops.issues"), severity="low", citation=C("intel", "Granularity"),
+      inputs=("sites.access_size", "ops.issues"), citation=C("intel", "Granularity"),
       fix="""Move narrow data in 32-bit (or wider) aligned units, e.g. char4 or uint instead of char,
       and unpack in registers.""")
 def check(f, t):

@@ -5,9 +5,10 @@ from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import rule
 
 
-@rule(id="INTEL-WG-SHAPE-2D", title="2D work-group too narrow in dimension 0 for row-major data",
+@rule(id="INTEL-WG-SHAPE-2D", what_if="coalesce",
+      title="2D work-group too narrow in dimension 0 for row-major data",
       vendors=("intel",), inputs=("launch.local_size", "sites.transactions", "sites.ideal_transactions"),
-      severity="medium", citation=C("intel", "__global Memory and __constant Memory"),
+      citation=C("intel", "__global Memory and __constant Memory"),
       thresholds={"ratio": RATIO},
       fix="""Shape the group as rows: make dimension 0 cover at least a cache line of elements per
       hardware thread (e.g. 16x1 for int data) so each SIMD access stays within one line.""")

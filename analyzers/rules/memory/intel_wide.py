@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 
 @rule(id="INTEL-WIDE-ACCESS", title="Global accesses wider than 128 bits per item", vendors=("intel",),
-      inputs=("sites.access_size",), severity="low", citation=C("intel", "Granularity"),
+      inputs=("sites.access_size",), citation=C("intel", "Granularity"),
       thresholds={"vector_bytes": Threshold(16, "intel Granularity: 128 bits is the widest single access "
                                                 "the guide recommends per work-item")},
       fix="""Split float8/float16-sized accesses into 128-bit pieces on the GPU; keep the wide types

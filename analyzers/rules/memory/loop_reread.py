@@ -2,10 +2,12 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
+from analyzers.whatif.changes import KeepInRegister
 
 
-@rule(id="GEN-LOOP-REREAD", title="Work-items re-read the same global address (loop re-loads)",
-      inputs=("sites.rereads_per_item",), severity="medium",
+@rule(id="GEN-LOOP-REREAD", what_if="keep-in-register",
+      title="Work-items re-read the same global address (loop re-loads)",
+      inputs=("sites.rereads_per_item",),
       citation={"powervr": C("pvr", "Minimise Bandwidth Usage"),
                 "adreno": C("adreno", "7.6 Improve the GPU’s L1/L2 cache usage"),
                 "intel": C("intel", "Using Loops"),
@@ -23,4 +25,5 @@ def check(f, t):
     saved = sum(f.site_memory_s(s) * (1 - 1 / r) for s, r in zip(df["site"], df["rereads_per_item"],
                                                                    strict=False))
     ev = {"sites": f.rows(df.head(5), ["site", "accesses", "rereads_per_item"])}
-    return Hit(ev, sites=list(df["site"]), gain_s=f.gain_memory(saved))
+    return Hit(ev, sites=list(df["site"]), gain_s=f.gain_memory(saved),
+               change=KeepInRegister(int(df["site"].iloc[0])))

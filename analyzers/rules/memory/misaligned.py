@@ -2,10 +2,11 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
+from analyzers.whatif.changes import Align
 
 
-@rule(id="GEN-MISALIGNED", title="Contiguous accesses straddle transaction boundaries",
-      inputs=("sites.misaligned_requests", "sites.transactions"), severity="medium",
+@rule(id="GEN-MISALIGNED", what_if="align", title="Contiguous accesses straddle transaction boundaries",
+      inputs=("sites.misaligned_requests", "sites.transactions"),
       citation={"powervr": C("pvr", "System Memory Access"),
                 "adreno": C("adreno", "7.2.2 Vectorized load/store"),
                 "intel": C("intel", "__global Memory and __constant Memory"),
@@ -25,4 +26,4 @@ def check(f, t):
                 zip(df["site"], df["misaligned_requests"], df["transactions"], strict=False) if n)
     ev = {"sites": f.rows(df.head(5), ["site", "requests", "misaligned_requests", "transactions"]),
           "transaction_bytes": int(f.target.transaction_bytes)}
-    return Hit(ev, sites=list(df["site"]), gain_s=f.gain_memory(saved))
+    return Hit(ev, sites=list(df["site"]), gain_s=f.gain_memory(saved), change=Align(int(df["site"].iloc[0])))

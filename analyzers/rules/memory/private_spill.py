@@ -2,10 +2,12 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, rule
+from analyzers.whatif.changes import NoPrivate
 
 
-@rule(id="GEN-PRIVATE-SPILL", title="Private memory traffic (spills or private arrays in memory)",
-      inputs=("sites.private.accesses", "sites.private.bytes_moved"), severity="high",
+@rule(id="GEN-PRIVATE-SPILL", what_if="no-private",
+      title="Private memory traffic (spills or private arrays in memory)",
+      inputs=("sites.private.accesses", "sites.private.bytes_moved"),
       citation={"powervr": C("pvr", "Reduce Unified Store Usage (Private Memory)"),
                 "adreno": C("adreno", "7.1.4 Private memory"),
                 "intel": C("intel", "__private Memory"),
@@ -21,4 +23,4 @@ def check(f, t):
     saved = sum(f.site_memory_s(s) for s in df["site"])
     ev = {"private_accesses": int(df["accesses"].sum()), "private_bytes_moved": int(df["bytes_moved"].sum()),
           "sites": f.rows(df.head(5), ["site", "accesses", "bytes_moved"])}
-    return Hit(ev, sites=list(df["site"]), gain_s=f.gain_memory(saved))
+    return Hit(ev, sites=list(df["site"]), gain_s=f.gain_memory(saved), change=NoPrivate())

@@ -2,6 +2,7 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
+from analyzers.whatif.changes import Coalesce
 
 COALESCE = {"powervr": C("pvr", "Access Memory in Row-Major Order"),
             "adreno": C("adreno", "7.2.1 Coalesced memory load/store"),
@@ -23,12 +24,14 @@ def uncoalesced(f, op: str, ratio: float):
     ev = {"sites": f.rows(df.head(5), ["site", "requests", "transactions_per_request", "ideal_per_request",
                                        "bytes_requested", "bytes_moved"]),
           "transaction_bytes": int(f.target.transaction_bytes)}
-    return Hit(ev, sites=list(df["site"]), gain_s=f.gain_memory(saved))
+    buffer = int(df["buffer"].iloc[0])
+    change = Coalesce(buffer) if buffer >= 0 else None
+    return Hit(ev, sites=list(df["site"]), gain_s=f.gain_memory(saved), change=change)
 
 
-@rule(id="GEN-UNCOALESCED-LOAD", title="Uncoalesced global loads",
+@rule(id="GEN-UNCOALESCED-LOAD", what_if="coalesce", title="Uncoalesced global loads",
       inputs=("sites.transactions", "sites.ideal_transactions", "sites.bytes_moved"),
-      severity="high", citation=COALESCE, thresholds={"ratio": RATIO},
+      citation=COALESCE, thresholds={"ratio": RATIO},
       fix="""Index so that neighbouring items of dimension 0 read neighbouring addresses (swap the
       roles of row and column, or store the data as separate arrays per field); then each wave's loads
       fall into as few memory transactions as its bytes allow.""")

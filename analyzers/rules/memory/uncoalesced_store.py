@@ -5,8 +5,8 @@ from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import rule
 
 
-@rule(id="GEN-UNCOALESCED-STORE", title="Uncoalesced global stores",
-      inputs=("sites.transactions", "sites.ideal_transactions", "sites.bytes_moved"), severity="medium",
+@rule(id="GEN-UNCOALESCED-STORE", what_if="coalesce", title="Uncoalesced global stores",
+      inputs=("sites.transactions", "sites.ideal_transactions", "sites.bytes_moved"),
       citation={**COALESCE, "adreno": C("adreno", "7.6 Improve the GPU’s L1/L2 cache usage")},
       thresholds={"ratio": RATIO},
       fix="""Make each wave write one contiguous block (transpose through local memory if the

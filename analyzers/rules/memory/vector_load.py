@@ -2,11 +2,11 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
+from analyzers.whatif.changes import VectorLoads
 
 
-@rule(id="GEN-VECTOR-LOAD", title="Adjacent scalar loads where one 128-bit load fits",
+@rule(id="GEN-VECTOR-LOAD", what_if="vector-loads", title="Adjacent scalar loads where one 128-bit load fits",
       vendors=("powervr", "adreno", "intel"), inputs=("sites.access_size", "sites.adjacent", "ops.issues"),
-      severity="medium",
       citation={"powervr": C("pvr", "Group Memory Access Together"),
                 "adreno": C("adreno", "7.2.2 Vectorized load/store"),
                 "intel": C("intel", "Loading and Storing Data in Greatest Chunks")},
@@ -34,4 +34,4 @@ def check(f, t):
     saved = f.alu_seconds(load_issues * (1 - size / width) * f.cycles("load"))
     ev = {"adjacent_fraction": round(adj / n, 4), "mean_run": round(run, 2), "access_size": round(size, 2),
           "suggested_width_bytes": int(width)}
-    return Hit(ev, sites=sites, gain_s=f.gain_alu(saved))
+    return Hit(ev, sites=sites, gain_s=f.gain_alu(saved), change=VectorLoads(int(t.vector_bytes)))
