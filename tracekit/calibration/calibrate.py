@@ -19,6 +19,10 @@ For every measured launch the same quantities are taken from both sides:
   has it | the trace's issues over its waves.  The two sides count different instruction sets
   (SASS after nvcc, LLVM IR as Oclgrind ran it), so this shows how far the ALU model's input
   is from the machine's, not a model output;
+* ``time_ns``: gpu__time_duration.sum | the model's launch time (``total_s`` of the time model);
+* ``dram_bytes``: dram__bytes_read.sum + dram__bytes_write.sum, when the export has them | DRAM
+  bytes the replay moves during the launch: reads and write-backs, less the dirty data the
+  last cache level still holds when the launch ends (ncu counts no later write-back);
 * ``verdict``: the SOLBottleneck rule of ``--page details`` | the model's verdict.
 
 Measured launches are matched to trace launches by kernel name and grid/block
@@ -57,10 +61,12 @@ PCT_METRICS = {
 OPTIONAL_PCT_METRICS = {"l2_load_hit_rate": "lts__t_sector_op_read_hit_rate.pct"}
 THREADS_METRIC = "smsp__thread_inst_executed_per_inst_executed.ratio"
 INSTRUCTIONS_METRIC = "smsp__inst_executed.sum"
+TIME_METRIC = "gpu__time_duration.sum"
+DRAM_METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum")
 QUANTITIES = ("sectors_per_request", "store_sectors_per_request", "l1_hit_rate", "l2_hit_rate",
               "l2_load_hit_rate",
               "shared_wavefronts_per_request", "shared_store_wavefronts_per_request",
-              "threads_per_instruction", "instructions_per_warp", "verdict")
+              "threads_per_instruction", "instructions_per_warp", "time_ns", "dram_bytes", "verdict")
 
 #: When a numeric quantity counts as agreeing: |model - measured| <= abs + rel * |measured|.
 #: Counter ratios carry a little noise (replay passes, partial tail requests), hence the small
@@ -70,6 +76,7 @@ TOLERANCE = {
     "shared_wavefronts_per_request": (0.05, 0.02), "shared_store_wavefronts_per_request": (0.05, 0.02),
     "threads_per_instruction": (0.0, 0.05), "l1_hit_rate": (0.10, 0.0), "l2_hit_rate": (0.10, 0.0),
     "l2_load_hit_rate": (0.10, 0.0), "instructions_per_warp": (0.0, 0.10),
+    "time_ns": (0.0, 0.25), "dram_bytes": (0.0, 0.25),
 }
 
 
@@ -91,7 +98,9 @@ def measured_frame(raw: NcuRaw, sol: pd.DataFrame | None = None) -> pd.DataFrame
         warps = np.array([np.prod(g) * -(-int(np.prod(b)) // 32) if g and b else np.nan
                           for g, b in zip(f["grid"], f["block"], strict=True)], dtype=float)
         out["instructions_per_warp"] = raw.metric(INSTRUCTIONS_METRIC).to_numpy(float) / warps
-    out["time_ns"] = raw.metric("gpu__time_duration.sum").to_numpy(float)
+    out["time_ns"] = raw.metric(TIME_METRIC).to_numpy(float)
+    out["dram_bytes"] = (sum(raw.metric(m).to_numpy(float) for m in DRAM_METRICS)
+                         if all(m in f.columns for m in DRAM_METRICS) else np.nan)
     out["verdict"] = None
     if sol is not None:
         by_id = sol.set_index("ID")
@@ -133,8 +142,29 @@ def model_frame(analysis, target) -> pd.DataFrame:
         row["instructions_per_warp"] = _issues_per_wave(r, width)
         row["verdict"] = r.verdict
         row["time_ns"] = r.time_estimates.get("total_s", np.nan) * 1e9 if r.bound else np.nan
+        row["dram_bytes"] = _dram_bytes(r, target)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _dram_bytes(r, target) -> float:
+    """DRAM bytes of the whole launch as Nsight Compute counts them: within the launch.
+
+    The replay writes every dirty line back at the end; a write-back last level still
+    holds part of that when the launch ends, and the device writes it later, outside
+    ncu's window (the time model leaves the same bytes out).
+    """
+    from dataclasses import replace
+
+    from analyzers.bound import resident_dirty_bytes
+
+    if r.memory is None or "dram_bytes" not in r.memory.memory:
+        return np.nan
+    scale = float(r.geometry.sample_scale)
+    total = float(r.memory.memory["dram_bytes"]) * scale
+    written = float(r.memory.memory.get("dram_bytes_written", 0) or 0) * scale
+    traffic = replace(r.memory.traffic, dram_bytes=total, dram_bytes_written=written)
+    return total - resident_dirty_bytes(traffic, target)
 
 
 def _issues_per_wave(r, width: int) -> float:

@@ -34,12 +34,14 @@ LABELS = {
     "shared_store_wavefronts_per_request": "shared-memory wavefronts per request (stores)",
     "threads_per_instruction": "threads per instruction (SIMD efficiency)",
     "instructions_per_warp": "instructions per warp (recorded IR against SASS)",
+    "time_ns": "launch time",
+    "dram_bytes": "DRAM bytes (read + written)",
     "verdict": "verdict (speed-of-light bottleneck)",
 }
 
 
 #: Quantities whose size varies by orders of magnitude between launches: errors as |model/hw - 1|.
-RELATIVE = frozenset({"instructions_per_warp"})
+RELATIVE = frozenset({"instructions_per_warp", "time_ns", "dram_bytes"})
 
 
 def read_device(path: str | os.PathLike) -> dict:
@@ -93,7 +95,8 @@ def summarize(cal: Calibration, device: dict, groups_recorded: int | None = None
         agreeing = int(fq["agree"].astype(bool).sum())
         mean, worst, unit = stats.at[q, "mean_abs_error"], stats.at[q, "max_abs_error"], "absolute"
         if q in RELATIVE:
-            rel = (fq["model"].astype(float) / fq["measured"].astype(float) - 1.0).abs()
+            measured = fq["measured"].astype(float)
+            rel = (fq["model"].astype(float) / measured.where(measured != 0) - 1.0).abs()
             mean, worst, unit = rel.mean(), rel.max(), "relative"
         rows.append({"quantity": q, "label": LABELS.get(q, q), "launches": n, "agreeing": agreeing,
                      "agreement": _round(stats.at[q, "agreement"]),

@@ -21,13 +21,15 @@ MEASURED with 'raw' replaced by 'sol', when it exists).  See docs/calibration.md
 
 _COLUMNS = (("sectors_per_request", "sectors/req", "{:.2f}"), ("l1_hit_rate", "L1 hit", "{:.0%}"),
             ("l2_hit_rate", "L2 hit", "{:.0%}"), ("shared_wavefronts_per_request", "shared wf/req", "{:.2f}"),
-            ("threads_per_instruction", "threads/inst", "{:.1f}"), ("verdict", "verdict", "{}"))
+            ("threads_per_instruction", "threads/inst", "{:.1f}"), ("time_ns", "time µs", "{:.4g}"),
+            ("dram_bytes", "DRAM MB", "{:.4g}"), ("verdict", "verdict", "{}"))
+_SCALE = {"time_ns": 1e-3, "dram_bytes": 1e-6}
 
 
-def _cell(fmt: str, v) -> str:
+def _cell(fmt: str, v, scale: float = 1.0) -> str:
     if v is None or (isinstance(v, float) and np.isnan(v)):
         return "-"
-    return fmt.format(v)
+    return fmt.format(v * scale if scale != 1.0 else v)
 
 
 def render(cal, console: Console) -> None:
@@ -40,7 +42,8 @@ def render(cal, console: Console) -> None:
     for _, row in wide.iterrows():
         cells = [str(row["ncu_id"]), str(row["kernel"])]
         for q, _, fmt in _COLUMNS:
-            cells.append(f"{_cell(fmt, row.get(q + '_model'))} | {_cell(fmt, row.get(q + '_hw'))}")
+            k = _SCALE.get(q, 1.0)
+            cells.append(f"{_cell(fmt, row.get(q + '_model'), k)} | {_cell(fmt, row.get(q + '_hw'), k)}")
         t.add_row(*cells)
     console.print(t)
     s = Table(title="agreement")
