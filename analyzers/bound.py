@@ -31,7 +31,7 @@ VERDICTS = ("alu", "memory", "latency")
 #: A resource counts as the bottleneck when the model predicts it busy for at least this share
 #: of the launch time; below it on both ALU and memory the launch is latency-bound.  The value
 #: is the one of Nsight Compute's SOLBottleneck rule (60 % of peak); a target may set its own
-#: as ``extra.sol_threshold``.
+#: as ``launch.sol_threshold``.
 SOL_THRESHOLD = 0.6
 
 
@@ -63,6 +63,10 @@ class MemoryTraffic:
     #: The texture caches image reads passed through, nearest first (their misses are loads of
     #: ``levels[0]``); per-unit scope, bandwidth per compute unit.
     texture_levels: tuple[LevelTraffic, ...] = ()
+    #: Seconds a load request spends on lane-by-lane lookups beyond one per distinct line, on
+    #: targets that look each lane up (``cache_lookup = "lane"``, PowerVR): the "fifteen hits"
+    #: after the miss.  Part of a wave's lifetime; 0 elsewhere.
+    lookup_s_per_request: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -236,17 +240,12 @@ def resident_dirty_bytes(traffic: MemoryTraffic, target) -> float:
     return min(written, float(last.size_bytes) * written / traffic.dram_bytes)
 
 
-def _extra_number(target, key: str, default: float) -> float:
-    value = (getattr(target, "extra", None) or {}).get(key, default)
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
-
-
 def launch_costs(target) -> tuple[float, float, float]:
     """The target's fixed launch overhead (s), work-group dispatch time (s) and SOL threshold."""
     clock_hz = float(target.clock_mhz) * 1e6
-    overhead = _extra_number(target, "launch_overhead_ns", 0.0) * 1e-9
-    dispatch = _extra_number(target, "work_group_dispatch_cycles", 0.0) / clock_hz
-    return overhead, dispatch, _extra_number(target, "sol_threshold", SOL_THRESHOLD)
+    launch = target.launch
+    return (float(launch.overhead_ns) * 1e-9, float(launch.work_group_dispatch_cycles) / clock_hz,
+            float(launch.sol_threshold))
 
 
 def schedule_time(schedule: Schedule, lifetime_s: float, dispatch_s: float) -> tuple[float, int]:
@@ -288,7 +287,8 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
     overhead_s, dispatch_s, threshold = launch_costs(target)
     lifetime_s = 0.0
     if traffic.load_transactions:
-        lifetime_s = chains.chain_per_wave * request_latency_s(traffic, target, tpr)
+        lifetime_s = chains.chain_per_wave * (request_latency_s(traffic, target, tpr)
+                                              + traffic.lookup_s_per_request)
     if chains.stores_per_wave:
         lifetime_s += store_ack_latency_s(target)
     sched = {}
@@ -304,7 +304,10 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
     utilization = {"alu": alu_s / time_s if time_s > 0 else 0.0}
     utilization.update({k: v / time_s if time_s > 0 else 0.0 for k, v in sorted(levels.items())})
     verdict = sol_verdict(utilization["alu"], utilization.get(bottleneck, 0.0), threshold)
+    margin, runner_up = verdict_margin(verdict, alu_s, memory_s, latency_s)
     evidence = {
+        "verdict_margin": margin,
+        "runner_up": runner_up,
         "alu_share": alu_s / time_s if time_s > 0 else 0.0,
         "utilization": utilization,
         "sol_threshold": threshold,
@@ -320,10 +323,25 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
         "transactions_in_flight_available": in_flight,
         "transactions_in_flight_needed": needed if np.isfinite(needed) else None,
         "littles_law_s": littles_s,
+        "lane_lookup_s_per_request": traffic.lookup_s_per_request,
         "launch_overhead_s": overhead_s,
         **sched,
     }
     return BoundResult(verdict, time_s, alu_s, memory_s, latency_s, levels, bottleneck, evidence)
+
+
+def verdict_margin(verdict: str, alu_s: float, memory_s: float, latency_s: float) -> tuple[float | None, str]:
+    """How clear the verdict is: its term's time over the largest other term's, and that term.
+
+    ALU at 1.4 times the memory time reads as a clear call; a margin near 1 (or below
+    it, when the speed-of-light threshold rather than the largest term decided) is a
+    close one, and the report says so.
+    """
+    terms = {"alu": alu_s, "memory": memory_s, "latency": latency_s}
+    mine = terms.pop(verdict)
+    runner_up = max(sorted(terms), key=lambda k: terms[k])
+    other = terms[runner_up]
+    return (mine / other if other > 0 else None), runner_up
 
 
 def sol_verdict(alu_utilization: float, memory_utilization: float, threshold: float = SOL_THRESHOLD) -> str:

@@ -21,23 +21,24 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from numba import njit
 
-from tracekit import schema, store
+from analyzers.banks import bank_cycles
+from analyzers.cache import CacheHierarchy
+from analyzers.coalescing import distinct_segments, lane_units
+from analyzers.patterns import PatternAccumulator, Patterns
+from analyzers.texture_replay import COLUMNS as TEXTURE_COLUMNS
+from analyzers.texture_replay import TextureReplay, add_rates
+from analyzers.waves import chunk_virtual_groups, form_requests, pack_factor, schedule
 from tracekit.targets.model import Target
-from tracekit.trace import Trace
-
-from .banks import bank_cycles
-from .cache import CacheHierarchy
-from .coalescing import distinct_segments
-from .texture_replay import COLUMNS as TEXTURE_COLUMNS
-from .texture_replay import TextureReplay, add_rates
-from .waves import chunk_virtual_groups, form_requests, pack_factor, schedule
+from tracekit.trace import schema, store
+from tracekit.trace.reader import Trace
 
 SPACE_CODES = {s: i for i, s in enumerate(schema.SPACES)}
 OP_CODES = {s: i for i, s in enumerate(schema.OPS)}
 MEMORY_SPACES = ("global", "constant", "image")
-_COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address", "size"]
+_COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address", "size", "buffer"]
 _ADDR_MASK = np.uint64((1 << 63) - 1)
 _NO_LANES = np.empty(0, np.int32)
 _SITE_COLS = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved",
@@ -71,6 +72,8 @@ class MemoryReplay:
     #: The texture caches (``Target.texture``): level, scope, hits, misses, hit_rate, summed
     #: over launches; empty where the target has none.
     texture_caches: list[dict] = field(default_factory=list)
+    #: Per launch id, the access-pattern facts (:mod:`analyzers.patterns`) the rules read.
+    patterns: dict[int, Patterns] = field(default_factory=dict)
 
     def _mem_sites(self) -> pd.DataFrame:
         return self.per_site[self.per_site["space"].isin(MEMORY_SPACES)]
@@ -114,7 +117,7 @@ def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, n
 
     Nothing is copied in the usual case: numbers are Arrow's buffers, ``space`` and
     ``op`` are the dictionary indices themselves (int32) when the dictionary lists
-    the names in :mod:`tracekit.schema` order, and a batch of one kernel gets a
+    the names in :mod:`tracekit.trace.schema` order, and a batch of one kernel gets a
     broadcast code.  Otherwise codes are translated in one compiled pass (numpy's
     fancy indexing would first copy the int32 indices to int64).
     """
@@ -127,6 +130,9 @@ def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, n
             out[name] = (col.fill_null(-1) if col.null_count else col).to_numpy(zero_copy_only=False)
     # the raw bits: the kernels clear bit 63 themselves, which spares a copy of the column
     out["address"] = batch.column("address").to_numpy(zero_copy_only=False).view(np.int64)
+    buf = batch.column("buffer")
+    out["buffer"] = (buf.to_numpy(zero_copy_only=False) if not buf.null_count
+                     else pc.fill_null(buf, -1).to_numpy(zero_copy_only=False))
     for name, codes in (("space", SPACE_CODES), ("op", OP_CODES)):
         col = batch.column(name)
         out[name] = _recode(col.indices.to_numpy(zero_copy_only=False),
@@ -269,8 +275,9 @@ class _LaunchReplay:
     """Accumulates one launch's metrics over its chunks."""
 
     def __init__(self, target: Target, hierarchy: CacheHierarchy | None, group_size: int | None,
-                 texture: TextureReplay | None = None):
+                 texture: TextureReplay | None = None, patterns: bool = True):
         self.t = target
+        self.patterns = PatternAccumulator(target, schema.SPACES, schema.OPS) if patterns else None
         self.h = hierarchy
         self.tex = texture
         self.pack = pack_factor(target.simd, group_size) if group_size else 1
@@ -364,6 +371,11 @@ class _LaunchReplay:
         tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, addr, size, t.transaction_bytes,
                                                       is_mem & (self.h is not None), unit,
                                                       self._buffer("units", 2 * n))
+        if self.h is not None and getattr(t, "cache_lookup", "request") == "lane":
+            # each lane of a load looks its own line up (PowerVR); transactions stay distinct lines
+            per_lane = is_mem & (rq_op == OP_CODES["load"])
+            if per_lane.any():
+                units, unit_ptr = lane_units(order, req_ptr, addr, size, unit, per_lane, units, unit_ptr)
         lm = t.local_memory
         writes = c["op"] if OP_CODES["load"] == 0 else c["op"] != OP_CODES["load"]
         cycles, degree = bank_cycles(order, req_ptr, lane, addr, size, writes, is_local, lm.banks,
@@ -387,6 +399,11 @@ class _LaunchReplay:
         self._add_sites(key, req_ptr, tx, breq, cycles, degree, is_local)
         if tex is not None:
             tex.add_sites(key, c["buffer"][first] if "buffer" in c else None)
+        if self.patterns is not None:
+            self.patterns.add_rows(c, c["buffer"])
+            is_global_load = (rq_space == SPACE_CODES["global"]) & (rq_op == OP_CODES["load"])
+            self.patterns.add_requests(key, order, req_ptr, req_wave, lane, addr, size, tx, ~is_local, first,
+                                       rq_site, is_global_load)
 
     def finish(self, kernel: str, launch: int):
         levels = []
@@ -399,6 +416,7 @@ class _LaunchReplay:
         if self.tex is not None:
             sites = sites.merge(self.tex.site_frame(), on="key", how="left")
         key = sites["key"].to_numpy()
+        patterns = self.patterns.finish(key) if self.patterns is not None else None
         sites.insert(0, "kernel", kernel)
         sites.insert(1, "launch", launch)
         sites.insert(2, "site", (key >> 8).astype(np.int32))
@@ -418,7 +436,7 @@ class _LaunchReplay:
                                     "conflict_degree": np.concatenate(ddeg),
                                     "requests": np.concatenate(dreq)})
         texture = self.tex.level_stats() if self.tex is not None else []
-        return sites.drop(columns="key"), levels, dram, degrees, texture
+        return sites.drop(columns="key"), levels, dram, degrees, texture, patterns
 
 
 
@@ -490,21 +508,23 @@ def _as_trace(trace) -> Trace:
 
 
 def replay_columns(trace: Trace, target: Target) -> list[str]:
-    """The accesses columns the replay reads: with a texture path, argument numbers and the
-    texel coordinates where the trace has them."""
+    """The accesses columns the replay reads: with a texture path, also the texel coordinates
+    where the trace has them."""
     if target.texture is None or not target.caches:
         return _COLUMNS
-    return _COLUMNS + [c for c in TEXTURE_COLUMNS if c == "buffer" or c in trace.access_columns]
+    return _COLUMNS + [c for c in TEXTURE_COLUMNS if c not in _COLUMNS and c in trace.access_columns]
 
 
 def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = None,
-                  chunk_rows: int = 1 << 20, group_sizes: dict[int, int] | None = None) -> MemoryReplay:
+                  chunk_rows: int = 1 << 20, group_sizes: dict[int, int] | None = None,
+                  patterns: bool = True) -> MemoryReplay:
     """Replay the memory accesses of ``trace`` on ``target``.
 
-    ``trace`` is a :class:`~tracekit.trace.Trace` (or an accesses table /
+    ``trace`` is a :class:`~tracekit.trace.reader.Trace` (or an accesses table /
     DataFrame in canonical order); ``launches`` restricts the replay to those
     launch ids.  Work-group sizes come from the launches table (``group_sizes``
-    overrides); they only matter for targets that pack small groups.
+    overrides); they only matter for targets that pack small groups.  ``patterns``
+    also gathers the access-pattern facts the rules read (:mod:`analyzers.patterns`).
     """
     trace = _as_trace(trace)
     sizes = {**_group_sizes(trace), **(group_sizes or {})}
@@ -526,27 +546,31 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
         return cus * (pack_factor(target.simd, gs) if gs else 1)
 
     site_frames, degree_frames, launch_rows, level_rows, texture_rows = [], [], [], [], []
+    found: dict[int, Patterns] = {}
     current = None
     total = 0
     for cols, ends in _chunks(batches(), block_of, chunk_rows):
         launch = int(cols["launch"][0])
         if current is None:
             texture = TextureReplay.for_launch(trace, target, launch) if textured else None
-            current = _LaunchReplay(target, hierarchy, sizes.get(launch), texture)
+            current = _LaunchReplay(target, hierarchy, sizes.get(launch), texture, patterns)
             kernel = next(k for k, v in kernels.items() if v == int(cols["kernel"][0]))
         current.add(cols)
         if ends:
-            sites, levels, dram, degrees, texture_levels = current.finish(kernel, launch)
+            sites, levels, dram, degrees, texture_levels, pats = current.finish(kernel, launch)
             texture_rows.append(texture_levels)
+            if pats is not None:
+                found[launch] = pats
             total += current.accesses
             site_frames.append(sites)
             degree_frames.append(degrees)
             launch_rows.append(_launch_row(kernel, launch, current.accesses, sites, levels, dram))
             level_rows.append(levels)
             current = None
-    replay = _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
-    replay.texture_caches = _texture_levels(texture_rows)
-    return replay
+    rep = _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
+    rep.texture_caches = _texture_levels(texture_rows)
+    rep.patterns = found
+    return rep
 
 
 def _texture_levels(rows: list[list[dict]]) -> list[dict]:

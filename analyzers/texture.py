@@ -25,9 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from analyzers.intdiv import ADDR_MASK, div, shift_of
 from tracekit.targets.model import Target, TextureSpec
-
-from .intdiv import ADDR_MASK, div, shift_of
 
 
 @dataclass(frozen=True)

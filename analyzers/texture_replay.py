@@ -30,11 +30,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from tracekit import schema
-from tracekit.targets.model import Target
-
-from .coalescing import distinct_segments
-from .texture import (
+from analyzers.coalescing import distinct_segments
+from analyzers.texture import (
     TextureCaches,
     distinct_bytes,
     image_layouts,
@@ -43,7 +40,9 @@ from .texture import (
     tiled_addresses,
     tiles_needed,
 )
-from .texture_whatif import SAMPLE_ROWS, BufferRows, row_pitches, whatif_coordinates
+from analyzers.texture_whatif import SAMPLE_ROWS, BufferRows, row_pitches, whatif_coordinates
+from tracekit.targets.model import Target
+from tracekit.trace import schema
 
 IMAGE = schema.SPACES.index("image")
 LOAD = schema.OPS.index("load")

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from tracekit.errors import RecordError
+from tracekit.formats import open_trace
 from tracekit.recorder import record_command, record_kernel, toolchain
 from tracekit.recorder.argspec import parse_arg
-from tracekit.trace import open_trace
-from tracekit.validate import validate
+from tracekit.trace.validate import validate
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -118,9 +118,9 @@ def test_adreno_reads_images_through_the_texture_l1(buffer_trace, image_trace):
     buf = analyzers.analyze(SAMPLES / f"{buffer_trace}.tkt", "adreno-640").launches[0]
     img = analyzers.analyze(SAMPLES / f"{image_trace}.tkt", "adreno-640").launches[0]
     bm, im = buf.memory.memory, img.memory.memory
-    assert [c["level"] for c in im["texture_caches"]] == ["TPL1"]
-    assert bm["texture_caches"][0]["hits"] + bm["texture_caches"][0]["misses"] == 0
-    assert im["texture_caches"][0]["hit_rate"] > 0.85
+    assert [c.level for c in im.texture_caches] == ["TPL1"]
+    assert bm.texture_caches[0].hits + bm.texture_caches[0].misses == 0
+    assert im.texture_caches[0].hit_rate > 0.85
     breads = buf.per_site[buf.per_site["op"] == "load"]
     ireads = img.per_site[img.per_site["op"] == "load"]
     assert set(ireads["space"]) == {"image"} and (breads["texture_lookups"] == 0).all()
@@ -128,8 +128,8 @@ def test_adreno_reads_images_through_the_texture_l1(buffer_trace, image_trace):
     # L2 lines asked for by the reads: a sixth or less (texture misses only)
     assert ireads["cache_lookups"].sum() * 6 < breads["cache_lookups"].sum()
     assert (ireads["cache_lookups"] == ireads["texture_fills"]).all()
-    l2_buf = bm["caches"][0]["hits"] + bm["caches"][0]["misses"]
-    l2_img = im["caches"][0]["hits"] + im["caches"][0]["misses"]
+    l2_buf = bm.caches[0].hits + bm.caches[0].misses
+    l2_img = im.caches[0].hits + im.caches[0].misses
     assert l2_img * 3 < l2_buf
     # the why, in the result: the texture level is a level of the time model, serving most loads
     assert "TPL1" in img.bound.memory_levels_s and img.bound.evidence["load_served_by"]["TPL1"] > 0.5
@@ -169,7 +169,7 @@ def test_buffer_whatif_predicts_the_image_version(buffer_trace, image_trace):
 
 
 def _open(name):
-    from tracekit.trace import open_trace
+    from tracekit.formats import open_trace
     return open_trace(SAMPLES / f"{name}.tkt")
 
 

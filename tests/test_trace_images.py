@@ -10,10 +10,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from conftest import access_pattern, launches_for, sites_for
 
-from tracekit import schema
-from tracekit.store import TraceWriter, write_trace
-from tracekit.trace import open_trace
-from tracekit.validate import validate
+from tracekit.formats import open_trace
+from tracekit.trace import schema
+from tracekit.trace.store import TraceWriter, write_trace
+from tracekit.trace.validate import validate
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_traces"
 

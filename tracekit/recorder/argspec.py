@@ -18,13 +18,13 @@ float double, optionally with a vector width 2, 3, 4, 8 or 16.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import RecordError
-from .argspec_images import parse_image, parse_sampler
+from tracekit.errors import RecordError
+from tracekit.recorder.argspec_images import parse_image, parse_sampler
+from tracekit.recorder.argvalue import ArgValue
 
 _BASE = {"char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16,
          "int": np.int32, "uint": np.uint32, "long": np.int64, "ulong": np.uint64,
@@ -33,32 +33,6 @@ _NP_TO_CL = {np.dtype(v).str: k for k, v in _BASE.items()}
 _TYPE_RE = re.compile(r"^(char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)?$")
 _BUF_RE = re.compile(r"^(\w+)\[(\d*)\](?:=(.*))?$")
 MAX_BUFFER_BYTES = 1 << 30
-
-
-@dataclass
-class ArgValue:
-    """One resolved kernel argument: what the launch host needs to set it."""
-
-    kind: str                 # "buffer" | "scalar" | "local" | "image" | "sampler"
-    #: OpenCL type name ("float", "uint4"); "" for local; ``ORDER:TYPE`` of an image
-    #: ("rgba:float"); ``ADDRESSING,FILTER,COORDS`` of a sampler
-    type: str
-    nbytes: int
-    data: np.ndarray | None = None  # buffer or image contents, scalar bytes (None: zeros)
-    text: str = ""
-    image_dims: tuple[int, int, int] = field(default=(1, 1, 1))  # width, height, depth of an image
-    image_type: str = ""      # image1d | image2d | image3d
-
-    def describe(self) -> str:
-        if self.kind == "image":
-            return f"{self.image_type} {'x'.join(map(str, self.image_dims))} of {self.type}"
-        if self.kind == "sampler":
-            return f"sampler {self.type}"
-        if self.kind == "local":
-            return f"local memory, {self.nbytes} bytes"
-        if self.kind == "scalar":
-            return f"{self.type} scalar"
-        return f"{self.type} buffer, {self.nbytes} bytes"
 
 
 def _type(name: str, where: str) -> tuple[np.dtype, int, int]:

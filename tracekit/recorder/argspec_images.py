@@ -18,8 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import schema
-from ..errors import RecordError
+from tracekit.errors import RecordError
+from tracekit.recorder.argvalue import ArgValue
+from tracekit.trace import schema
 
 #: Channel types: OpenCL's names and short aliases -> (canonical name, NumPy dtype of a channel).
 CHANNEL_TYPES = {
@@ -63,7 +64,6 @@ def parse_image(text: str, where: str, base_dir: Path, fill):
 
     ``fill(init, dtype, n, where, base_dir)`` is the buffer filler of :mod:`.argspec`.
     """
-    from .argspec import ArgValue  # the shared argument record
 
     spec, _, init = text[len("img:"):].partition("=")
     parts = spec.split(":")
@@ -95,7 +95,6 @@ def parse_image(text: str, where: str, base_dir: Path, fill):
 
 def parse_sampler(text: str, where: str):
     """``sampler:ADDRESSING,FILTER[,normalized]`` -> ArgValue of kind ``sampler``."""
-    from .argspec import ArgValue
 
     words = [w.strip().lower() for w in text[len("sampler:"):].split(",") if w.strip()]
     if len(words) not in (2, 3) or (len(words) == 3 and words[2] not in ("normalized", "unnormalized")):

@@ -2,7 +2,7 @@
 
 Group blocks are collected until about 128K rows are pending, then
 converted together with numpy (device addresses, per-item ``seq``, dictionary
-columns) and handed to :class:`~tracekit.store.TraceWriter`.  The plugin
+columns) and handed to :class:`~tracekit.trace.store.TraceWriter`.  The plugin
 already writes groups in increasing index and accesses item by item, so no
 sorting is needed: the output is in canonical (launch, group, item, seq) order.
 """
@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .. import schema
-from ..store import TraceWriter
-from . import stream
-from .convert_images import ImageColumns, image_arguments, image_call_lanes
-from .layout import DeviceLayout
+from tracekit.recorder import stream
+from tracekit.recorder.convert_images import ImageColumns, image_arguments, image_call_lanes
+from tracekit.recorder.layout import DeviceLayout
+from tracekit.trace import schema
+from tracekit.trace.store import TraceWriter
 
 #: The plugin's space and op codes (stream.h) are positions in these lists, so an
 #: access's ``kind`` byte holds both dictionary indices (tests/test_record.py checks).

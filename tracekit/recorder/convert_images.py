@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from .. import schema
+from tracekit.trace import schema
 
 #: Oclgrind's sampler bits (oclgrind/common.h: CLK_ADDRESS_* are 0, 2, 4, 6, 8 in bits 1-3,
 #: CLK_FILTER_LINEAR is 0x20, CLK_NORMALIZED_COORDS_TRUE 0x1) and stream.h's marker of a read.

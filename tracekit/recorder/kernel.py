@@ -12,11 +12,11 @@ import shlex
 import tempfile
 from pathlib import Path
 
-from ..errors import RecordError
-from . import toolchain
-from .argspec import ArgValue, parse_arg
-from .layout import DEFAULT_ALIGNMENT, DEFAULT_HEAP_BASE
-from .runner import RecordResult, run_recording
+from tracekit.errors import RecordError
+from tracekit.recorder import toolchain
+from tracekit.recorder.argspec import ArgValue, parse_arg
+from tracekit.recorder.layout import DEFAULT_ALIGNMENT, DEFAULT_HEAP_BASE
+from tracekit.recorder.runner import RecordResult, run_recording
 
 #: Oclgrind always compiles with debug info and rejects clang's -g; drop it.
 _DROPPED_OPTIONS = ("-g",)

@@ -16,7 +16,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ..errors import RecordError
+from tracekit.errors import RecordError
 
 MAGIC = b"TKTRACE1"
 _HEADER = struct.Struct("<IiQ")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import MissingToolError
+from tracekit.errors import MissingToolError
 
 SOURCE_DIR = Path(__file__).resolve().parent
 PLUGIN_SOURCES = ("plugin.cpp", "image.h", "opclass.h", "sampler.h", "sitemap.h", "stream.h")

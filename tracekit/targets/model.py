@@ -36,6 +36,9 @@ class SimdSpec:
     #: ALU lanes behind one issuer for 32-bit float work; a wave of ``width`` items
     #: needs ``width / lanes_per_issuer`` passes.  0 means equal to ``width``.
     lanes_per_issuer: int = 0
+    #: Lanes a packed work-group takes at least (PowerVR: two-item groups leave half
+    #: of a four-lane slot idle).
+    pack_slot_min_items: int = 1
 
     @property
     def lanes(self) -> int:
@@ -149,6 +152,39 @@ class OccupancySpec:
 
 
 @dataclass(frozen=True)
+class LaunchCosts:
+    """What a launch costs beyond its work, and how the verdict names a bottleneck."""
+
+    overhead_ns: float = 0.0
+    work_group_dispatch_cycles: float = 0.0
+    #: A unit is the bottleneck when its predicted utilisation reaches this share
+    #: (Nsight Compute's speed-of-light rule uses 60 %).
+    sol_threshold: float = 0.6
+
+
+@dataclass(frozen=True)
+class PeakInput:
+    """One row of a vendor's peak-throughput table, as inputs: tracekit computes the peak."""
+
+    data_type: str
+    operation: str
+    unit: str
+    ops_per_instruction: float
+    cycles_per_instruction: float
+    opclass: str = ""
+    ops_per_result: float | None = None
+
+
+@dataclass(frozen=True)
+class MathClass:
+    """A guide's cost class of math built-ins and the price tracekit gives it."""
+
+    cycles: float
+    instructions: float | None = None
+    max_instructions: float | None = None
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
     vendor: str
@@ -166,12 +202,30 @@ class Target:
     #: Issue cost per instruction class: cycles one wave occupies the ALU for one
     #: issue of that class (keys are trace opclasses or ``math_*`` names).
     alu_cycles: dict[str, float] = field(default_factory=dict)
-    #: Extra, target-specific numbers (e.g. the guide's peak-throughput table).
-    extra: dict[str, object] = field(default_factory=dict)
+    #: Prices that replace ``alu_cycles`` under -cl-fast-relaxed-math / -cl-finite-math-only.
+    alu_cycles_fast_math: dict[str, float] = field(default_factory=dict)
+    #: Execution pipe of each class, where the target names them (instructions on
+    #: different pipes overlap; see analyzers/alu.py).  Empty: every class in series.
+    issue_pipes: dict[str, str] = field(default_factory=dict)
+    launch: LaunchCosts = field(default_factory=LaunchCosts)
+    #: The inputs of the vendor's peak-throughput table (tracekit/targets/throughput.py).
+    peak_throughput: tuple[PeakInput, ...] = ()
+    #: The guide's cost classes of math built-ins behind the ``math_*`` prices.
+    math_classes: dict[str, MathClass] = field(default_factory=dict)
+    #: Overrides of rule thresholds for this target, ``{"RULE-ID.name": value}`` (docs/rules.md).
+    rule_thresholds: dict[str, float] = field(default_factory=dict)
     #: The texture path for image accesses; None: images go through ``caches`` as buffers do.
     texture: TextureSpec | None = None
     sources: dict[str, str] = field(default_factory=dict)
     assumptions: dict[str, str] = field(default_factory=dict)
+    #: Instruction classes the target cannot execute (Adreno: fp64), each with the
+    #: citation that says so.  They have no ``alu_cycles`` entry; an analysis that
+    #: meets one warns instead of pricing it.
+    unsupported: dict[str, str] = field(default_factory=dict)
+    #: How a load request reaches the first cache level: ``"request"`` (its lanes are
+    #: merged into the distinct units they touch, one lookup each) or ``"lane"`` (every
+    #: lane's access is looked up on its own, in lane order: PowerVR Rogue).
+    cache_lookup: str = "request"
 
     def cache(self, name: str) -> CacheLevel:
         for c in self.caches:
