@@ -9,12 +9,21 @@ data, importable from a notebook without the CLI.  The entry point is
     result.summary          # one row per launch: verdict, times, utilisation, occupancy
     result.per_site         # per-site memory, ALU and SIMD columns
     result.to_dict()        # the JSON of ``tracekit analyze`` for this target
+    what_if(trace, "powervr-g6400", "pad-local=64:4")   # the launch before and after a fix
 """
 
 from __future__ import annotations
 
 # The function shadows its module's name on purpose: ``from analyzers import analyze``
 # gives the function; the module stays reachable as ``sys.modules["analyzers.analyze"]``.
-from .analyze import AnalysisResult, LaunchResult, analyze, analyze_many
+from analyzers.analyze import AnalysisResult, LaunchResult, analyze, analyze_many
 
-__all__ = ["AnalysisResult", "LaunchResult", "analyze", "analyze_many"]
+
+def what_if(trace, target, change, **options):
+    """Each launch before and after a fix, replayed through the same model
+    (:func:`analyzers.whatif.what_if`; ``change`` such as ``"pad-local=64:4"``)."""
+    from analyzers.whatif import what_if as run
+    return run(trace, target, change, **options)
+
+
+__all__ = ["AnalysisResult", "LaunchResult", "analyze", "analyze_many", "what_if"]

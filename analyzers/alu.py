@@ -10,15 +10,24 @@ Work-groups go to compute units round-robin (packed tasks likewise); each unit
 spreads its cycles over its issuers, but a unit can only keep as many issuers
 busy as it has resident waves.  The launch's ALU time is the busiest unit's.
 Builds with ``-cl-fast-relaxed-math`` (or ``-cl-finite-math-only``) use the
-target's fast variants (``extra.alu_cycles_fast_math``) where it has them.
+target's fast variants (``alu_cycles_fast_math``) where it has them.
 
 *Pipes.*  A target may say which execution pipe each class runs on
-(``extra.issue_pipes``).  Its issuers then start one instruction per cycle and
+(``issue_pipes``).  Its issuers then start one instruction per cycle and
 instructions on different pipes overlap, so a unit is busy for the larger of its
 issue slots and its busiest pipe's cycles: an integer add that holds a 16-lane
 pipe for two cycles leaves the next issue cycle to a float FMA.  A class without
 a pipe holds the issuer for its whole cost, which is how every class is priced on
 targets without the table.
+
+*Classes the target cannot run.*  A target may mark a class unsupported
+(``Target.unsupported``: Adreno exposes no fp64).  Such instructions are not
+priced; the result lists them and carries a warning that says how many issues
+were left out and why, so a verdict is never silently built on them.
+
+*OpenCL ``fma()``.*  The recorder gives the conformant builtin its own class,
+``math_fma``, because some targets emulate it in software (Adreno); a target that
+does not price ``math_fma`` runs it as its fused multiply-add, ``fp32_fma``.
 """
 
 from __future__ import annotations
@@ -29,18 +38,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .geometry import LaunchGeometry
-from .simd import WaveLayout, wave_group
+from analyzers.geometry import LaunchGeometry
+from analyzers.simd import WaveLayout, wave_group
 
 MATH_DEFAULT = "math_default"
-FAST_MATH_KEY = "alu_cycles_fast_math"
-PIPES_KEY = "issue_pipes"
+#: Builtin classes that are one hardware instruction where the target gives them no
+#: price of their own (the class they then run as).
+SAME_AS = {"math_fma": "fp32_fma"}
 
 
 def pipe_table(target) -> dict[str, str]:
-    """Class -> execution pipe from ``extra.issue_pipes``; empty when the target has no such table."""
-    pipes = target.extra.get(PIPES_KEY) or {}
-    return {str(k): str(v) for k, v in pipes.items()}
+    """Class -> execution pipe from ``Target.issue_pipes``; empty when the target has no such table."""
+    return {str(k): str(v) for k, v in target.issue_pipes.items()}
 
 
 def busy_cycles(issues: np.ndarray, cost: np.ndarray, pipe: np.ndarray, unit: np.ndarray,
@@ -66,19 +75,20 @@ def cycles_table(target, fast_math: bool) -> dict[str, float]:
     """The target's cycles-per-issue table, with fast-math variants applied when asked."""
     table = {k: float(v) for k, v in target.alu_cycles.items()}
     if fast_math:
-        fast = target.extra.get(FAST_MATH_KEY) or {}
-        table.update({k: float(v) for k, v in fast.items()})
+        table.update({k: float(v) for k, v in target.alu_cycles_fast_math.items()})
     return table
 
 
 def cost_of(opclass: str, table: dict[str, float]) -> tuple[float, str]:
     """Cycles per issue of ``opclass`` and the table key that priced it.
 
-    Unlisted ``math_<builtin>`` classes take ``math_default``; anything else
-    unlisted takes ``other``.
+    Unlisted classes of :data:`SAME_AS` take their hardware instruction's price,
+    other unlisted ``math_<builtin>`` classes ``math_default``, anything else ``other``.
     """
     if opclass in table:
         return table[opclass], opclass
+    if opclass in SAME_AS and SAME_AS[opclass] in table:
+        return table[SAME_AS[opclass]], SAME_AS[opclass]
     key = MATH_DEFAULT if opclass.startswith("math_") else "other"
     return table.get(key, 0.0), key
 
@@ -117,12 +127,26 @@ class AluResult:
     fast_math: bool
     priced_by_fallback: tuple[str, ...]
     per_site: pd.DataFrame      # site, opclass, issues, cycles_per_issue, alu_cycles
+    #: Executed classes the target cannot run: class -> issues (whole launch), left unpriced.
+    unsupported: dict = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {"cycles": self.cycles, "cycles_busiest_cu": self.cycles_busiest_cu,
                 "active_cus": self.active_cus, "issuers_used": self.issuers_used,
                 "time_s": self.time_s, "fast_math": self.fast_math,
-                "priced_by_fallback": list(self.priced_by_fallback)}
+                "priced_by_fallback": list(self.priced_by_fallback),
+                "unsupported": dict(sorted(self.unsupported.items())), "warnings": list(self.warnings)}
+
+
+def unsupported_warnings(target, issues: dict) -> tuple[str, ...]:
+    """One sentence per executed class the target cannot run: what, how often, why, and the effect."""
+    name = getattr(target, "name", "the target")
+    why = getattr(target, "unsupported", {}) or {}
+    return tuple(f"{op}: {n:.6g} wave issues of a class {name} cannot execute "
+                 f"({why.get(op, 'unsupported')}); they are left out of the ALU time, so the kernel as "
+                 "written does not run there and the estimate covers the rest of it only"
+                 for op, n in sorted(issues.items()))
 
 
 def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, target,
@@ -145,7 +169,8 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
 
     names = list(issues["opclass"].cat.categories) if hasattr(issues["opclass"], "cat") \
         else sorted(set(issues["opclass"]))
-    priced = {n: cost_of(str(n), table) for n in names}
+    cannot = set(getattr(target, "unsupported", {}) or {})
+    priced = {n: (0.0, str(n)) if str(n) in cannot else cost_of(str(n), table) for n in names}
     if pricing is not None and pricing.group_scale and pricing.group_of is not None:
         priced = {n: (c * float(pricing.group_scale.get(pricing.group_of(str(n)), 1.0)), k)
                   for n, (c, k) in priced.items()}
@@ -154,8 +179,9 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
     count = issues["issues"].to_numpy().astype(float)
     pipes = pipe_table(target)
     pipe_ids = {p: i for i, p in enumerate(sorted(set(pipes.values())))}
-    pipe = issues["opclass"].map({n: pipe_ids.get(pipes.get(str(n)), -1) for n in names}) \
-        .astype(int).to_numpy()
+    # a class priced as its hardware instruction (SAME_AS) also runs on that instruction's pipe
+    pipe_of = {n: pipes.get(str(n), pipes.get(priced[n][1]) if str(n) in SAME_AS else None) for n in names}
+    pipe = issues["opclass"].map({n: pipe_ids.get(pipe_of[n], -1) for n in names}).astype(int).to_numpy()
     if pricing is not None and pricing.site_cost is not None:
         # machine-code prices per site; the machine code holds the issuer for its whole cost
         cost = issues["site"].map(pricing.site_cost).fillna(0.0).astype(float).to_numpy()
@@ -189,5 +215,8 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
         per_site["cycles_per_issue"] = per_site["site"].map(pricing.site_cost).fillna(0.0).astype(float)
     else:
         per_site["cycles_per_issue"] = per_site["opclass"].map(lambda n: priced[n][0]).astype(float)
+    run = per_site.groupby("opclass")["issues"].sum()
+    skipped = {op: float(run[op]) for op in sorted(cannot & set(run.index)) if run[op] > 0}
     return AluResult(total, busiest, units, issuers, time_s, geo.fast_math, fallback,
-                     per_site[["site", "opclass", "issues", "cycles_per_issue", "alu_cycles"]])
+                     per_site[["site", "opclass", "issues", "cycles_per_issue", "alu_cycles"]],
+                     skipped, unsupported_warnings(target, skipped))

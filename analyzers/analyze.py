@@ -10,22 +10,28 @@ result, so the other launches -- and other targets -- still get their answers.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from analyzers import result_dict as rd
+from analyzers.alu import AluResult, alu_cost
+from analyzers.bound import (
+    BoundResult,
+    MemoryTraffic,
+    Schedule,
+    classify,
+    load_chains,
+    load_chains_from_requests,
+)
+from analyzers.geometry import LaunchGeometry, launch_geometries
+from analyzers.machine_code import MachineCodeResult
+from analyzers.memory_adapter import LaunchMemory, memory_by_launch
+from analyzers.occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
+from analyzers.simd import SimdResult, simd_utilization, wave_issues, wave_issues_batches, wave_layout
 from tracekit.errors import TracekitError
-
-from . import result_dict as rd
-from .alu import AluResult, alu_cost
-from .bound import BoundResult, Schedule, classify, load_chains, load_chains_from_requests
-from .geometry import LaunchGeometry, launch_geometries
-from .machine_code import MachineCodeResult
-from .memory_adapter import LaunchMemory, memory_by_launch
-from .occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
-from .simd import SimdResult, simd_utilization, wave_issues, wave_issues_batches, wave_layout
 
 
 @dataclass
@@ -97,16 +103,18 @@ class AnalysisResult:
         return rd.result_html(self)
 
 
-def _resolve_target(target):
+def resolve_target(target):
+    """A :class:`Target` from a shipped name or a path (a Target is returned as is)."""
     if isinstance(target, (str, os.PathLike)):
         from tracekit.targets import load_target
         return load_target(target)
     return target
 
 
-def _resolve_trace(trace):
+def resolve_trace(trace):
+    """A trace from a path (any input :func:`tracekit.open_trace` reads; a Trace as is)."""
     if isinstance(trace, (str, os.PathLike)):
-        from tracekit.trace import open_trace
+        from tracekit.formats import open_trace
         return open_trace(trace)
     return trace
 
@@ -131,7 +139,7 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     when the trace has it; the memory replay must then have run at its SIMD width
     (:func:`analyzers.machine_code.launch_target`).
     """
-    from . import machine_code as mc
+    from analyzers import machine_code as mc
 
     table_target = target
     target = mc.launch_target(table_target, machine)
@@ -174,11 +182,7 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
         recorded_waves = layout.waves / geo.sample_scale
         chains = load_chains_from_requests(loads["requests"], recorded_waves)
     if traffic is None:
-        from .bound import MemoryTraffic
         traffic = MemoryTraffic(levels=(), dram_bytes=0.0, load_requests=0.0, load_transactions=0.0)
-    elif not traffic.dram_bytes_written:
-        written = float(mem.memory.get("dram_bytes_written", 0) or 0) * geo.sample_scale
-        traffic = replace(traffic, dram_bytes_written=written)
     work = max(1, _work_units(geo, layout))
     resident = res.occupancy.waves_per_cu if layout.packed else res.occupancy.work_groups_per_cu
     schedule = Schedule(work_groups_per_unit=-(-work // units), resident_work_groups=max(1, resident))
@@ -201,10 +205,10 @@ def analyze(trace, target) -> AnalysisResult:
     Bad launches become errors inside the result; only an unreadable trace or
     target raises (:class:`~tracekit.errors.TracekitError`).
     """
-    from .machine_code import kernels_for_target, launch_target
+    from analyzers.machine_code import kernels_for_target, launch_target
 
-    trace = _resolve_trace(trace)
-    target = _resolve_target(target)
+    trace = resolve_trace(trace)
+    target = resolve_target(target)
     geos, warnings = launch_geometries(trace)
     machine = kernels_for_target(trace, target)
     code = {g.launch: machine.get((g.kernel, g.build_options or "")) for g in geos}
@@ -222,11 +226,14 @@ def analyze(trace, target) -> AnalysisResult:
             continue
         # only this launch's row groups; runs of work-items stay runs (the SIMD model weights them)
         rows = trace.iter_batches("instructions", launches=[geo.launch], runs=True)
-        out.append(analyze_launch(geo, target, rows, memory.get(geo.launch), sites, code[geo.launch]))
+        res = analyze_launch(geo, target, rows, memory.get(geo.launch), sites, code[geo.launch])
+        if res.alu is not None:  # classes the target cannot run: said at the top, not only per launch
+            warnings.extend(f"launch {geo.launch} ({geo.kernel}): {w}" for w in res.alu.warnings)
+        out.append(res)
     return AnalysisResult(str(trace.path), target, out, warnings)
 
 
 def analyze_many(trace, targets) -> list[AnalysisResult]:
     """:func:`analyze` on several targets, reading the trace once."""
-    trace = _resolve_trace(trace)
+    trace = resolve_trace(trace)
     return [analyze(trace, t) for t in targets]

@@ -30,9 +30,8 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
+from analyzers.intdiv import ADDR_MASK, div, mod, shift_of
 from tracekit.targets.model import LocalMemorySpec
-
-from .intdiv import ADDR_MASK, div, mod, shift_of
 
 
 def _word_rows(address, size, width):

@@ -31,7 +31,7 @@ VERDICTS = ("alu", "memory", "latency")
 #: A resource counts as the bottleneck when the model predicts it busy for at least this share
 #: of the launch time; below it on both ALU and memory the launch is latency-bound.  The value
 #: is the one of Nsight Compute's SOLBottleneck rule (60 % of peak); a target may set its own
-#: as ``extra.sol_threshold``.
+#: as ``launch.sol_threshold``.
 SOL_THRESHOLD = 0.6
 
 
@@ -60,6 +60,13 @@ class MemoryTraffic:
     #: Of ``dram_bytes``, those written back (dirty data, including what the end-of-launch
     #: flush wrote); used to keep what a write-back last level still holds off the launch's time.
     dram_bytes_written: float = 0.0
+    #: The texture caches image reads passed through, nearest first (their misses are loads of
+    #: ``levels[0]``); per-unit scope, bandwidth per compute unit.
+    texture_levels: tuple[LevelTraffic, ...] = ()
+    #: Seconds a load request spends on lane-by-lane lookups beyond one per distinct line, on
+    #: targets that look each lane up (``cache_lookup = "lane"``, PowerVR): the "fifteen hits"
+    #: after the miss.  Part of a wave's lifetime; 0 elsewhere.
+    lookup_s_per_request: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -140,7 +147,7 @@ def memory_times(traffic: MemoryTraffic, target, active_cus: int) -> dict[str, f
     """Seconds each level needs to move its bytes at its bandwidth."""
     clock_hz = float(target.clock_mhz) * 1e6
     out: dict[str, float] = {}
-    for lvl in traffic.levels:
+    for lvl in traffic.texture_levels + traffic.levels:
         if lvl.bandwidth_bytes_per_cycle <= 0:
             continue
         instances = active_cus if lvl.scope == "compute_unit" else 1
@@ -157,10 +164,21 @@ def mean_load_latency_s(traffic: MemoryTraffic, target) -> tuple[float, dict[str
 
     Walking the levels nearest first, a level serves its hit rate of what reached
     it; DRAM serves the rest.  A level's latency is the whole load-to-use time
-    when it hits.
+    when it hits.  Texture-cache hits come first, as their share of all load
+    lookups (texture lookups and the buffer loads that reached the data levels).
     """
     clock_hz = float(target.clock_mhz) * 1e6
     remaining, latency, served = 1.0, 0.0, {}
+    tex = traffic.texture_levels
+    if tex and tex[0].load_accesses:
+        fills = tex[-1].load_accesses - tex[-1].load_hits
+        first = traffic.levels[0].load_accesses if traffic.levels else 0.0
+        lookups = tex[0].load_accesses + max(first - fills, 0.0)
+        for lvl in tex:
+            share = lvl.load_hits / lookups
+            served[lvl.name] = share
+            latency += share * lvl.latency_cycles / clock_hz
+            remaining -= share
     for lvl in traffic.levels:
         rate = lvl.load_hits / lvl.load_accesses if lvl.load_accesses else 0.0
         share = remaining * rate
@@ -182,10 +200,11 @@ def request_latency_s(traffic: MemoryTraffic, target, transactions_per_request: 
     clock_hz = float(target.clock_mhz) * 1e6
     k = max(transactions_per_request, 1.0)
     _, served = mean_load_latency_s(traffic, target)
-    lat = {lvl.name: lvl.latency_cycles / clock_hz for lvl in traffic.levels}
+    levels = traffic.texture_levels + traffic.levels
+    lat = {lvl.name: lvl.latency_cycles / clock_hz for lvl in levels}
     lat["DRAM"] = float(target.dram.latency_ns) * 1e-9
     total, cum, prev = 0.0, 0.0, 0.0
-    for name in [lvl.name for lvl in traffic.levels] + ["DRAM"]:
+    for name in [lvl.name for lvl in levels] + ["DRAM"]:
         cum = min(cum + served.get(name, 0.0), 1.0)
         done = 1.0 if name == "DRAM" else cum ** k
         total += (done - prev) * lat[name]
@@ -221,17 +240,12 @@ def resident_dirty_bytes(traffic: MemoryTraffic, target) -> float:
     return min(written, float(last.size_bytes) * written / traffic.dram_bytes)
 
 
-def _extra_number(target, key: str, default: float) -> float:
-    value = (getattr(target, "extra", None) or {}).get(key, default)
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
-
-
 def launch_costs(target) -> tuple[float, float, float]:
     """The target's fixed launch overhead (s), work-group dispatch time (s) and SOL threshold."""
     clock_hz = float(target.clock_mhz) * 1e6
-    overhead = _extra_number(target, "launch_overhead_ns", 0.0) * 1e-9
-    dispatch = _extra_number(target, "work_group_dispatch_cycles", 0.0) / clock_hz
-    return overhead, dispatch, _extra_number(target, "sol_threshold", SOL_THRESHOLD)
+    launch = target.launch
+    return (float(launch.overhead_ns) * 1e-9, float(launch.work_group_dispatch_cycles) / clock_hz,
+            float(launch.sol_threshold))
 
 
 def schedule_time(schedule: Schedule, lifetime_s: float, dispatch_s: float) -> tuple[float, int]:
@@ -273,7 +287,8 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
     overhead_s, dispatch_s, threshold = launch_costs(target)
     lifetime_s = 0.0
     if traffic.load_transactions:
-        lifetime_s = chains.chain_per_wave * request_latency_s(traffic, target, tpr)
+        lifetime_s = chains.chain_per_wave * (request_latency_s(traffic, target, tpr)
+                                              + traffic.lookup_s_per_request)
     if chains.stores_per_wave:
         lifetime_s += store_ack_latency_s(target)
     sched = {}
@@ -289,7 +304,10 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
     utilization = {"alu": alu_s / time_s if time_s > 0 else 0.0}
     utilization.update({k: v / time_s if time_s > 0 else 0.0 for k, v in sorted(levels.items())})
     verdict = sol_verdict(utilization["alu"], utilization.get(bottleneck, 0.0), threshold)
+    margin, runner_up = verdict_margin(verdict, alu_s, memory_s, latency_s)
     evidence = {
+        "verdict_margin": margin,
+        "runner_up": runner_up,
         "alu_share": alu_s / time_s if time_s > 0 else 0.0,
         "utilization": utilization,
         "sol_threshold": threshold,
@@ -305,10 +323,25 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
         "transactions_in_flight_available": in_flight,
         "transactions_in_flight_needed": needed if np.isfinite(needed) else None,
         "littles_law_s": littles_s,
+        "lane_lookup_s_per_request": traffic.lookup_s_per_request,
         "launch_overhead_s": overhead_s,
         **sched,
     }
     return BoundResult(verdict, time_s, alu_s, memory_s, latency_s, levels, bottleneck, evidence)
+
+
+def verdict_margin(verdict: str, alu_s: float, memory_s: float, latency_s: float) -> tuple[float | None, str]:
+    """How clear the verdict is: its term's time over the largest other term's, and that term.
+
+    ALU at 1.4 times the memory time reads as a clear call; a margin near 1 (or below
+    it, when the speed-of-light threshold rather than the largest term decided) is a
+    close one, and the report says so.
+    """
+    terms = {"alu": alu_s, "memory": memory_s, "latency": latency_s}
+    mine = terms.pop(verdict)
+    runner_up = max(sorted(terms), key=lambda k: terms[k])
+    other = terms[runner_up]
+    return (mine / other if other > 0 else None), runner_up
 
 
 def sol_verdict(alu_utilization: float, memory_utilization: float, threshold: float = SOL_THRESHOLD) -> str:

@@ -34,10 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analyzers.cache_kernels import LevelGeometry, block_entries, empty_stamp, kernels
 from tracekit.errors import TargetError
 from tracekit.targets.model import CacheLevel, Target
-
-from .cache_kernels import LevelGeometry, block_entries, empty_stamp, kernels
 
 LOAD = 0
 STORE = 1

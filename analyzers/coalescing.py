@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from .intdiv import ADDR_MASK, div, shift_of
+from analyzers.intdiv import ADDR_MASK, div, shift_of
 
 
 def segments(address: np.ndarray, size: np.ndarray, granularity: int):
@@ -190,3 +190,47 @@ def _grow(a, n):
     b[:n] = a[:n]
     return b
 
+
+
+@njit(cache=True)
+def lane_units(order, req_ptr, address, size, unit_bytes, per_lane, units, unit_ptr):
+    """The cache units of each request, with the lanes of ``per_lane`` requests looked up one by one.
+
+    PowerVR Rogue resolves a task's memory accesses thread by thread, in row order:
+    each thread's access is its own cache-line request, so sixteen threads reading
+    one line are one miss and fifteen hits, not one lookup (the PowerVR guide,
+    §System Memory Access).  A request with ``per_lane`` set therefore contributes
+    every lane's units in lane order, a unit shared by several lanes once per lane;
+    the others keep the distinct units :func:`distinct_segments` gave them
+    (``units`` / ``unit_ptr``).  Returns the new (units, unit_ptr).
+    """
+    nreq = req_ptr.shape[0] - 1
+    sh = shift_of(unit_bytes)
+    total = 0
+    for r in range(nreq):
+        if per_lane[r]:
+            for t in range(req_ptr[r], req_ptr[r + 1]):
+                i = order[t]
+                a = address[i] & ADDR_MASK
+                sz = max(np.int64(size[i]), np.int64(1))
+                total += div(a + sz - 1, unit_bytes, sh) - div(a, unit_bytes, sh) + 1
+        else:
+            total += unit_ptr[r + 1] - unit_ptr[r]
+    out = np.empty(total, np.int64)
+    ptr = np.zeros(nreq + 1, np.int64)
+    k = 0
+    for r in range(nreq):
+        if per_lane[r]:
+            for t in range(req_ptr[r], req_ptr[r + 1]):
+                i = order[t]
+                a = address[i] & ADDR_MASK
+                sz = max(np.int64(size[i]), np.int64(1))
+                for s in range(div(a, unit_bytes, sh), div(a + sz - 1, unit_bytes, sh) + 1):
+                    out[k] = s * unit_bytes
+                    k += 1
+        else:
+            for u in range(unit_ptr[r], unit_ptr[r + 1]):
+                out[k] = units[u]
+                k += 1
+        ptr[r + 1] = k
+    return out, ptr

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tracekit.schema import INSTRUCTIONS
+from tracekit.trace.schema import INSTRUCTIONS
 
 FAST_MATH_FLAGS = ("-cl-fast-relaxed-math", "-cl-finite-math-only")
 
@@ -38,6 +38,9 @@ class LaunchGeometry:
     has_barrier: bool = False
     #: The kernel declares ``reqd_work_group_size`` (the size is known when it is compiled).
     compile_time_work_group_size: bool = False
+    #: The trace carries the kernel's source (or says whether it fixes its work-group size),
+    #: so a missing ``reqd_work_group_size`` is known to be missing.
+    source_known: bool = False
     #: Work-groups the launch had in total / work-groups the trace recorded (sampling).
     total_groups: int = 0
     groups_recorded: int = 0
@@ -67,6 +70,13 @@ class LaunchGeometry:
         if self.total_groups and self.groups_recorded and self.groups_recorded < self.total_groups:
             return self.total_groups / self.groups_recorded
         return 1.0
+
+    @property
+    def work_group_size_declared(self) -> bool | None:
+        """True or False when the trace tells; None when it has neither source nor the fact."""
+        if self.compile_time_work_group_size:
+            return True
+        return False if self.source_known else None
 
     @property
     def fast_math(self) -> bool:
@@ -235,6 +245,7 @@ def launch_geometries(trace) -> tuple[list[LaunchGeometry], list[str]]:
             registers_per_item=row.get("registers_per_item"),
             has_barrier=launch in barriers or bool(meta.get("barrier")),
             compile_time_work_group_size=reqd,
+            source_known=bool(row.get("source")) or "reqd_work_group_size" in meta,
             total_groups=total, groups_recorded=rec or recorded.get(launch, 0),
             metadata=meta)
         if not total:  # not sampled: every work-group is in the trace

@@ -40,9 +40,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from analyzers.alu import AluPricing, cost_of, cycles_table
 from tracekit.isa.classes import ir_group_of
-
-from .alu import AluPricing, cost_of, cycles_table
 
 _IR_GROUPS = {"convert": "convert", "bitwise": "logic", "compare": "compare", "branch": "control",
               "load": "memory", "store": "memory", "atomic": "memory", "barrier": "barrier"}

@@ -21,21 +21,24 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from numba import njit
 
-from tracekit import schema, store
+from analyzers.banks import bank_cycles
+from analyzers.cache import CacheHierarchy
+from analyzers.coalescing import distinct_segments, lane_units
+from analyzers.patterns import PatternAccumulator, Patterns
+from analyzers.texture_replay import COLUMNS as TEXTURE_COLUMNS
+from analyzers.texture_replay import TextureReplay, add_rates
+from analyzers.waves import chunk_virtual_groups, form_requests, pack_factor, schedule
 from tracekit.targets.model import Target
-from tracekit.trace import Trace
-
-from .banks import bank_cycles
-from .cache import CacheHierarchy
-from .coalescing import distinct_segments
-from .waves import chunk_virtual_groups, form_requests, pack_factor, schedule
+from tracekit.trace import schema, store
+from tracekit.trace.reader import Trace
 
 SPACE_CODES = {s: i for i, s in enumerate(schema.SPACES)}
 OP_CODES = {s: i for i, s in enumerate(schema.OPS)}
 MEMORY_SPACES = ("global", "constant", "image")
-_COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address", "size"]
+_COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address", "size", "buffer"]
 _ADDR_MASK = np.uint64((1 << 63) - 1)
 _NO_LANES = np.empty(0, np.int32)
 _SITE_COLS = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved",
@@ -66,6 +69,11 @@ class MemoryReplay:
     #: Per launch id, the level dicts of that launch alone (same keys as ``caches``);
     #: cache state never crosses launches, so these add up to ``caches``.
     launch_caches: dict[int, list[dict]] = field(default_factory=dict)
+    #: The texture caches (``Target.texture``): level, scope, hits, misses, hit_rate, summed
+    #: over launches; empty where the target has none.
+    texture_caches: list[dict] = field(default_factory=list)
+    #: Per launch id, the access-pattern facts (:mod:`analyzers.patterns`) the rules read.
+    patterns: dict[int, Patterns] = field(default_factory=dict)
 
     def _mem_sites(self) -> pd.DataFrame:
         return self.per_site[self.per_site["space"].isin(MEMORY_SPACES)]
@@ -86,6 +94,7 @@ class MemoryReplay:
                 "bytes_moved": int(mem["bytes_moved"].sum()),
                 "caches": [{"level": c["level"], "scope": c["scope"], "hits": c["hits"],
                             "misses": c["misses"], "hit_rate": c["hit_rate"]} for c in self.caches],
+                "texture_caches": [dict(c) for c in self.texture_caches],
                 "dram_bytes": self.dram_bytes_read + self.dram_bytes_written,
                 "dram_bytes_read": self.dram_bytes_read,
                 "dram_bytes_written": self.dram_bytes_written,
@@ -108,15 +117,22 @@ def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, n
 
     Nothing is copied in the usual case: numbers are Arrow's buffers, ``space`` and
     ``op`` are the dictionary indices themselves (int32) when the dictionary lists
-    the names in :mod:`tracekit.schema` order, and a batch of one kernel gets a
+    the names in :mod:`tracekit.trace.schema` order, and a batch of one kernel gets a
     broadcast code.  Otherwise codes are translated in one compiled pass (numpy's
     fancy indexing would first copy the int32 indices to int64).
     """
     out = {}
     for name in ("launch", "group", "item", "site", "size"):
         out[name] = batch.column(name).to_numpy(zero_copy_only=False)
+    for name in TEXTURE_COLUMNS:  # read only when the target has a texture path; -1 for null
+        if name in batch.schema.names:
+            col = batch.column(name)
+            out[name] = (col.fill_null(-1) if col.null_count else col).to_numpy(zero_copy_only=False)
     # the raw bits: the kernels clear bit 63 themselves, which spares a copy of the column
     out["address"] = batch.column("address").to_numpy(zero_copy_only=False).view(np.int64)
+    buf = batch.column("buffer")
+    out["buffer"] = (buf.to_numpy(zero_copy_only=False) if not buf.null_count
+                     else pc.fill_null(buf, -1).to_numpy(zero_copy_only=False))
     for name, codes in (("space", SPACE_CODES), ("op", OP_CODES)):
         col = batch.column(name)
         out[name] = _recode(col.indices.to_numpy(zero_copy_only=False),
@@ -258,9 +274,12 @@ def _cut(buf: dict, block_of, chunk_rows: int, *, done: bool):
 class _LaunchReplay:
     """Accumulates one launch's metrics over its chunks."""
 
-    def __init__(self, target: Target, hierarchy: CacheHierarchy | None, group_size: int | None):
+    def __init__(self, target: Target, hierarchy: CacheHierarchy | None, group_size: int | None,
+                 texture: TextureReplay | None = None, patterns: bool = True):
         self.t = target
+        self.patterns = PatternAccumulator(target, schema.SPACES, schema.OPS) if patterns else None
         self.h = hierarchy
+        self.tex = texture
         self.pack = pack_factor(target.simd, group_size) if group_size else 1
         self.group_size = group_size or 0
         self.groups_done = 0
@@ -346,10 +365,17 @@ class _LaunchReplay:
         is_mem = np.isin(rq_space, [SPACE_CODES[s] for s in MEMORY_SPACES])
         is_local = rq_space == SPACE_CODES["local"]
         unit = self.h.first_unit_bytes if self.h is not None else t.transaction_bytes
-        addr, size = c["address"], c["size"]
+        size = c["size"]
+        tex = self.tex
+        addr = tex.addresses(c) if tex is not None else c["address"]  # images at tiled addresses
         tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, addr, size, t.transaction_bytes,
                                                       is_mem & (self.h is not None), unit,
                                                       self._buffer("units", 2 * n))
+        if self.h is not None and getattr(t, "cache_lookup", "request") == "lane":
+            # each lane of a load looks its own line up (PowerVR); transactions stay distinct lines
+            per_lane = is_mem & (rq_op == OP_CODES["load"])
+            if per_lane.any():
+                units, unit_ptr = lane_units(order, req_ptr, addr, size, unit, per_lane, units, unit_ptr)
         lm = t.local_memory
         writes = c["op"] if OP_CODES["load"] == 0 else c["op"] != OP_CODES["load"]
         cycles, degree = bank_cycles(order, req_ptr, lane, addr, size, writes, is_local, lm.banks,
@@ -357,12 +383,27 @@ class _LaunchReplay:
                                      lm.write_same_address_conflicts, float(lm.write_cost_factor))
         if self.h is not None and is_mem.any():
             ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units))
-            stream = self._buffer("stream", 3 * len(units)).reshape(3, -1)
-            addrs, ops, cus = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"], cu_of_req,
-                                            stream)
-            self.h.access(addrs, ops=ops, lengths=unit, cus=cus)
+            filtered = None
+            if tex is not None:  # image reads through the texture caches, in the same order
+                filtered = tex.stream(order, req_ptr, addr, size, ex, is_mem, rq_space, rq_op, cu_of_req,
+                                      units, unit_ptr, unit, first)
+            if filtered is not None:
+                addrs, ops, lens, cus = filtered
+                self.h.access(addrs, ops=ops, lengths=lens, cus=cus)
+            else:
+                stream = self._buffer("stream", 3 * len(units)).reshape(3, -1)
+                addrs, ops, cus = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"],
+                                                cu_of_req, stream)
+                self.h.access(addrs, ops=ops, lengths=unit, cus=cus)
         key = (rq_site << 8) | (rq_space.astype(np.int64) << 4) | rq_op.astype(np.int64)
         self._add_sites(key, req_ptr, tx, breq, cycles, degree, is_local)
+        if tex is not None:
+            tex.add_sites(key, c["buffer"][first] if "buffer" in c else None)
+        if self.patterns is not None:
+            self.patterns.add_rows(c, c["buffer"])
+            is_global_load = (rq_space == SPACE_CODES["global"]) & (rq_op == OP_CODES["load"])
+            self.patterns.add_requests(key, order, req_ptr, req_wave, lane, addr, size, tx, ~is_local, first,
+                                       rq_site, is_global_load)
 
     def finish(self, kernel: str, launch: int):
         levels = []
@@ -372,7 +413,10 @@ class _LaunchReplay:
             levels = self.h.stats()
             dram = (self.h.dram_bytes_read, self.h.dram_bytes_written)
         sites = self.site_table()
+        if self.tex is not None:
+            sites = sites.merge(self.tex.site_frame(), on="key", how="left")
         key = sites["key"].to_numpy()
+        patterns = self.patterns.finish(key) if self.patterns is not None else None
         sites.insert(0, "kernel", kernel)
         sites.insert(1, "launch", launch)
         sites.insert(2, "site", (key >> 8).astype(np.int32))
@@ -391,7 +435,8 @@ class _LaunchReplay:
             degrees = pd.DataFrame({"launch": launch, "site": (dkey >> 8).astype(np.int32),
                                     "conflict_degree": np.concatenate(ddeg),
                                     "requests": np.concatenate(dreq)})
-        return sites.drop(columns="key"), levels, dram, degrees
+        texture = self.tex.level_stats() if self.tex is not None else []
+        return sites.drop(columns="key"), levels, dram, degrees, texture, patterns
 
 
 
@@ -462,14 +507,24 @@ def _as_trace(trace) -> Trace:
     raise TypeError(f"expected a Trace, an Arrow table or a DataFrame of accesses, got {type(trace)!r}")
 
 
+def replay_columns(trace: Trace, target: Target) -> list[str]:
+    """The accesses columns the replay reads: with a texture path, also the texel coordinates
+    where the trace has them."""
+    if target.texture is None or not target.caches:
+        return _COLUMNS
+    return _COLUMNS + [c for c in TEXTURE_COLUMNS if c not in _COLUMNS and c in trace.access_columns]
+
+
 def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = None,
-                  chunk_rows: int = 1 << 20, group_sizes: dict[int, int] | None = None) -> MemoryReplay:
+                  chunk_rows: int = 1 << 20, group_sizes: dict[int, int] | None = None,
+                  patterns: bool = True) -> MemoryReplay:
     """Replay the memory accesses of ``trace`` on ``target``.
 
-    ``trace`` is a :class:`~tracekit.trace.Trace` (or an accesses table /
+    ``trace`` is a :class:`~tracekit.trace.reader.Trace` (or an accesses table /
     DataFrame in canonical order); ``launches`` restricts the replay to those
     launch ids.  Work-group sizes come from the launches table (``group_sizes``
-    overrides); they only matter for targets that pack small groups.
+    overrides); they only matter for targets that pack small groups.  ``patterns``
+    also gathers the access-pattern facts the rules read (:mod:`analyzers.patterns`).
     """
     trace = _as_trace(trace)
     sizes = {**_group_sizes(trace), **(group_sizes or {})}
@@ -478,34 +533,59 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
     cus = max(1, target.compute_units)
 
     kernels: dict[str, int] = {}
+    textured = target.texture is not None and hierarchy is not None
+    columns = replay_columns(trace, target)
 
     def batches():
         # only the wanted launches' row groups (or partition files) are read
-        for b in trace.iter_batches(columns=_COLUMNS, batch_size=chunk_rows, launches=wanted):
+        for b in trace.iter_batches(columns=columns, batch_size=chunk_rows, launches=wanted):
             yield _batch_arrays(b, kernels)
 
     def block_of(launch: int) -> int:
         gs = sizes.get(launch)
         return cus * (pack_factor(target.simd, gs) if gs else 1)
 
-    site_frames, degree_frames, launch_rows, level_rows = [], [], [], []
+    site_frames, degree_frames, launch_rows, level_rows, texture_rows = [], [], [], [], []
+    found: dict[int, Patterns] = {}
     current = None
     total = 0
     for cols, ends in _chunks(batches(), block_of, chunk_rows):
         launch = int(cols["launch"][0])
         if current is None:
-            current = _LaunchReplay(target, hierarchy, sizes.get(launch))
+            texture = TextureReplay.for_launch(trace, target, launch) if textured else None
+            current = _LaunchReplay(target, hierarchy, sizes.get(launch), texture, patterns)
             kernel = next(k for k, v in kernels.items() if v == int(cols["kernel"][0]))
         current.add(cols)
         if ends:
-            sites, levels, dram, degrees = current.finish(kernel, launch)
+            sites, levels, dram, degrees, texture_levels, pats = current.finish(kernel, launch)
+            texture_rows.append(texture_levels)
+            if pats is not None:
+                found[launch] = pats
             total += current.accesses
             site_frames.append(sites)
             degree_frames.append(degrees)
             launch_rows.append(_launch_row(kernel, launch, current.accesses, sites, levels, dram))
             level_rows.append(levels)
             current = None
-    return _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
+    rep = _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
+    rep.texture_caches = _texture_levels(texture_rows)
+    rep.patterns = found
+    return rep
+
+
+def _texture_levels(rows: list[list[dict]]) -> list[dict]:
+    """Sum the texture caches' per-launch counters, level by level."""
+    out: list[dict] = []
+    for levels in rows:
+        for i, lv in enumerate(levels):
+            if i == len(out):
+                out.append({"level": lv["level"], "scope": lv["scope"], "hits": 0, "misses": 0})
+            out[i]["hits"] += lv["hits"]
+            out[i]["misses"] += lv["misses"]
+    for lv in out:
+        total = lv["hits"] + lv["misses"]
+        lv["hit_rate"] = lv["hits"] / total if total else 0.0
+    return out
 
 
 def _launch_row(kernel, launch, accesses, sites, levels, dram) -> dict:
@@ -533,7 +613,7 @@ def _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows
     local = per_site["space"] == "local"
     per_site["conflict_degree_mean"] = (per_site["degree_sum"] / req).where(local)
     per_site["conflict_degree_max"] = per_site["degree_max"].where(local)
-    per_site = per_site.drop(columns=["degree_sum", "degree_max"])
+    per_site = add_rates(per_site.drop(columns=["degree_sum", "degree_max"]))
     caches = _level_dicts(target, level_rows)
     launch_caches = {int(row["launch"]): _level_dicts(target, [levels])
                      for row, levels in zip(launch_rows, level_rows, strict=True)}

@@ -10,26 +10,106 @@ launch by launch gives each launch its own per-level counters.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 
 import pandas as pd
 
-from .bound import LevelTraffic, MemoryTraffic
+from analyzers.bound import LevelTraffic, MemoryTraffic
+from analyzers.patterns import Patterns
+from analyzers.texture_replay import SITE_SUMS as TEXTURE_SUMS
+from analyzers.texture_replay import add_rates, image_site_facts
 
 MEMORY_SPACES = ("global", "constant", "image")
 LOAD_OPS = ("load", "atomic")
 _SUM_COLS = ("requests", "accesses", "transactions", "bytes_requested", "bytes_moved", "local_cycles")
 
 
+@dataclass(frozen=True)
+class CacheStats:
+    """One cache level's counts for one launch (recorded work-groups)."""
+
+    level: str
+    scope: str
+    hits: int
+    misses: int
+    hit_rate: float
+    load_hits: int
+    load_misses: int
+    load_hit_rate: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class TextureCacheStats:
+    """One texture-cache level's counts for one launch (recorded work-groups): image reads only."""
+
+    level: str
+    scope: str
+    hits: int
+    misses: int
+    hit_rate: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class GlobalMemoryStats:
+    """What a launch's global, constant and image accesses cost (recorded work-groups)."""
+
+    requests: int
+    transactions: int
+    transactions_per_request: float
+    bytes_requested: int
+    bytes_moved: int
+    caches: tuple[CacheStats, ...]
+    dram_bytes_read: int
+    dram_bytes_written: int
+    #: The texture caches in front of ``caches`` (image reads), nearest first; empty without.
+    texture_caches: tuple[TextureCacheStats, ...] = ()
+
+    @property
+    def dram_bytes(self) -> int:
+        return self.dram_bytes_read + self.dram_bytes_written
+
+    def to_dict(self) -> dict:
+        nested = ("caches", "texture_caches")
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in nested}
+        d["caches"] = [c.to_dict() for c in self.caches]
+        d["texture_caches"] = [c.to_dict() for c in self.texture_caches]
+        d["dram_bytes"] = self.dram_bytes
+        return d
+
+
+@dataclass(frozen=True)
+class LocalMemoryStats:
+    """What a launch's local-memory accesses cost in the banks (recorded work-groups)."""
+
+    requests: int
+    cycles: float
+    conflict_degree_mean: float
+    #: Conflict degree -> local requests that had it.
+    conflict_degree_histogram: dict[int, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["conflict_degree_histogram"] = {str(k): v for k, v in self.conflict_degree_histogram.items()}
+        return d
+
+
 @dataclass
 class LaunchMemory:
     """One launch's memory results on one target (counts of the recorded work-groups)."""
 
-    memory: dict
-    local_memory: dict
+    memory: GlobalMemoryStats
+    local_memory: LocalMemoryStats
     per_site: pd.DataFrame
     traffic: MemoryTraffic
     load_sites: frozenset = field(default_factory=frozenset)
+    #: Access-pattern facts of the launch (:mod:`analyzers.patterns`); None when not gathered.
+    patterns: Patterns | None = None
 
 
 def _unit_bytes(level) -> int:
@@ -40,7 +120,7 @@ def _site_table(sites: pd.DataFrame) -> pd.DataFrame:
     """One row per site (a site is one static instruction, so one space and op)."""
     if sites.empty:
         return sites
-    cols = [c for c in _SUM_COLS if c in sites.columns]
+    cols = [c for c in _SUM_COLS + TEXTURE_SUMS if c in sites.columns]
     first = sites.groupby("site", sort=True)[["space", "op"]].first()
     sums = sites.groupby("site", sort=True)[cols].sum()
     out = first.join(sums)
@@ -50,10 +130,12 @@ def _site_table(sites: pd.DataFrame) -> pd.DataFrame:
         w = (sites["conflict_degree_mean"].fillna(0) * sites["requests"]).groupby(sites["site"]).sum()
         out["conflict_degree_mean"] = (w / req).where(out["space"] == "local")
         out["conflict_degree_max"] = sites.groupby("site")["conflict_degree_max"].max()
-    return out.reset_index()
+    if "row_pitch_bytes" in sites.columns:
+        out["row_pitch_bytes"] = sites.groupby("site")["row_pitch_bytes"].max()
+    return add_rates(out).reset_index()
 
 
-def launch_memory(replay, target, scale: float = 1.0) -> LaunchMemory:
+def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None) -> LaunchMemory:
     """Shape a single-launch :class:`~analyzers.memory.MemoryReplay` for the verdict.
 
     ``scale`` (work-groups in the launch / work-groups recorded) turns recorded
@@ -62,37 +144,79 @@ def launch_memory(replay, target, scale: float = 1.0) -> LaunchMemory:
     """
     doc = replay.to_dict()
     sites = _site_table(replay.per_site)
-    levels = []
+    levels, caches = [], []
     for spec, stats in zip(target.caches, replay.caches, strict=True):
         accesses = stats["hits"] + stats["misses"]
+        loads = stats["load_hits"] + stats["load_misses"]
         levels.append(LevelTraffic(
             name=spec.name, scope=spec.scope, bytes=accesses * _unit_bytes(spec) * scale,
             bandwidth_bytes_per_cycle=float(spec.bandwidth_bytes_per_cycle),
             latency_cycles=float(spec.latency_cycles),
-            load_accesses=float(stats["load_hits"] + stats["load_misses"]) * scale,
-            load_hits=float(stats["load_hits"]) * scale))
-        doc["memory"]["caches"][len(levels) - 1].update(
-            load_hits=stats["load_hits"], load_misses=stats["load_misses"],
-            load_hit_rate=(stats["load_hits"] / (stats["load_hits"] + stats["load_misses"])
-                           if stats["load_hits"] + stats["load_misses"] else 0.0))
-    if sites.empty:
-        loads = sites
-    else:
-        loads = sites[sites["space"].isin(MEMORY_SPACES) & sites["op"].isin(LOAD_OPS)]
-    traffic = MemoryTraffic(
-        levels=tuple(levels),
-        dram_bytes=float(doc["memory"]["dram_bytes"]) * scale,
-        load_requests=float(loads["requests"].sum()) * scale if len(loads) else 0.0,
-        load_transactions=float(loads["transactions"].sum()) * scale if len(loads) else 0.0,
-        local_cycles=float(doc["local_memory"]["cycles"]) * scale)
+            load_accesses=float(loads) * scale, load_hits=float(stats["load_hits"]) * scale))
+        caches.append(CacheStats(level=stats["level"], scope=stats["scope"], hits=stats["hits"],
+                                 misses=stats["misses"], hit_rate=stats["hit_rate"],
+                                 load_hits=stats["load_hits"], load_misses=stats["load_misses"],
+                                 load_hit_rate=stats["load_hits"] / loads if loads else 0.0))
+    m, lm = doc["memory"], doc["local_memory"]
+    memory = GlobalMemoryStats(
+        requests=m["requests"], transactions=m["transactions"],
+        transactions_per_request=m["transactions_per_request"], bytes_requested=m["bytes_requested"],
+        bytes_moved=m["bytes_moved"], caches=tuple(caches), dram_bytes_read=m["dram_bytes_read"],
+        dram_bytes_written=m["dram_bytes_written"],
+        texture_caches=tuple(TextureCacheStats(level=c["level"], scope=c["scope"], hits=c["hits"],
+                                               misses=c["misses"], hit_rate=c["hit_rate"])
+                             for c in getattr(replay, "texture_caches", [])))
     degrees = getattr(replay, "conflict_degrees", None)
+    hist = {}
     if degrees is not None and len(degrees):
-        hist = degrees.groupby("conflict_degree")["requests"].sum().sort_index()
-        doc["local_memory"]["conflict_degree_histogram"] = {str(int(k)): int(v) for k, v in hist.items()}
-    else:
-        doc["local_memory"]["conflict_degree_histogram"] = {}
-    return LaunchMemory(doc["memory"], doc["local_memory"], sites, traffic,
-                        frozenset(int(s) for s in loads["site"]) if len(loads) else frozenset())
+        h = degrees.groupby("conflict_degree")["requests"].sum().sort_index()
+        hist = {int(k): int(v) for k, v in h.items()}
+    local = LocalMemoryStats(requests=lm["requests"], cycles=lm["cycles"],
+                             conflict_degree_mean=lm["conflict_degree_mean"], conflict_degree_histogram=hist)
+    loads = sites if sites.empty else sites[sites["space"].isin(MEMORY_SPACES) & sites["op"].isin(LOAD_OPS)]
+    requests = float(loads["requests"].sum()) * scale if len(loads) else 0.0
+    transactions = float(loads["transactions"].sum()) * scale if len(loads) else 0.0
+    lookup_s = 0.0
+    if getattr(target, "cache_lookup", "request") == "lane" and levels and requests:
+        levels[0], lookup_s = _lane_lookups(levels[0], target, transactions, requests)
+    texture = []
+    spec = target.texture
+    for lv, stats in zip(spec.caches if spec is not None else (), memory.texture_caches, strict=False):
+        lookups = stats.hits + stats.misses
+        texture.append(LevelTraffic(
+            name=lv.name, scope=lv.scope, bytes=lookups * lv.line_bytes * scale,
+            bandwidth_bytes_per_cycle=float(lv.bandwidth_bytes_per_cycle) / lv.compute_units_per_instance,
+            latency_cycles=float(lv.latency_cycles), load_accesses=float(lookups) * scale,
+            load_hits=float(stats.hits) * scale))
+    traffic = MemoryTraffic(
+        texture_levels=tuple(texture),
+        levels=tuple(levels),
+        dram_bytes=float(memory.dram_bytes) * scale,
+        load_requests=requests, load_transactions=transactions,
+        local_cycles=float(local.cycles) * scale,
+        dram_bytes_written=float(memory.dram_bytes_written) * scale, lookup_s_per_request=lookup_s)
+    patterns = getattr(replay, "patterns", {}) or {}
+    pats = patterns.get(launch) if launch is not None else next(iter(patterns.values()), None)
+    return LaunchMemory(memory, local, sites, traffic,
+                        frozenset(int(s) for s in loads["site"]) if len(loads) else frozenset(), pats)
+
+
+def _lane_lookups(first: LevelTraffic, target, transactions: float, requests: float):
+    """The first level of a lane-by-lane lookup target, as the latency model needs it.
+
+    Every lane's lookup took a slot of the first level (its ``bytes``, hence its
+    throughput term, keep them all), but the lookups after the first of a line in the
+    same request hit by construction: a request still waits for its distinct lines, so
+    the hit rate that prices its latency is counted per line, and the repeated lookups
+    add their service time, one first-level slot each, to the request.
+    """
+    repeats = max(first.load_accesses - transactions, 0.0)
+    per_line = replace(first, load_accesses=first.load_accesses - repeats,
+                       load_hits=max(first.load_hits - repeats, 0.0))
+    spec = target.caches[0]
+    rate = float(spec.bandwidth_bytes_per_cycle)
+    slot_cycles = _unit_bytes(spec) / rate if rate else 0.0
+    return per_line, repeats / requests * slot_cycles / (float(target.clock_mhz) * 1e6)
 
 
 def memory_by_launch(trace, target, geos, targets: dict | None = None) -> dict[int, LaunchMemory]:
@@ -101,12 +225,15 @@ def memory_by_launch(trace, target, geos, targets: dict | None = None) -> dict[i
     ``targets`` may give a launch its own variant of the target (the SIMD width
     the compiler chose for that kernel, :mod:`analyzers.machine_code`).
     """
-    from .memory import replay_memory
+    from analyzers.memory import replay_memory
 
     sizes = {g.launch: g.work_group_size for g in geos}
     out = {}
     for g in geos:
         t = (targets or {}).get(g.launch, target)
         rep = replay_memory(trace, t, launches=[g.launch], group_sizes=sizes)
-        out[g.launch] = launch_memory(rep, t, g.sample_scale)
+        mem = out[g.launch] = launch_memory(rep, t, g.sample_scale, g.launch)
+        facts = image_site_facts(trace, g.launch)  # image format and sampler per image site
+        if len(facts) and not mem.per_site.empty:
+            mem.per_site = mem.per_site.merge(facts, on="site", how="left")
     return out

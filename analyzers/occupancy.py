@@ -23,10 +23,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from analyzers.geometry import LaunchGeometry
+from analyzers.simd import WaveLayout
 from tracekit.errors import TracekitError
-
-from .geometry import LaunchGeometry
-from .simd import WaveLayout
 
 #: Order in which equal limits are named (hardware limits before the grid).
 FACTORS = ("local_memory", "barriers", "registers", "work_groups", "waves", "grid_size")

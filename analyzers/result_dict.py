@@ -76,8 +76,8 @@ def launch_dict(res) -> dict:
          "simd": res.simd.to_dict() if res.simd else {},
          "occupancy": res.occupancy.to_dict() if res.occupancy else {},
          "alu": dict(res.alu.to_dict(), lane_ops=lane_ops(res)) if res.alu else {},
-         "memory": dict(res.memory.memory) if res.memory else {},
-         "local_memory": dict(res.memory.local_memory) if res.memory else {},
+         "memory": res.memory.memory.to_dict() if res.memory else {},
+         "local_memory": res.memory.local_memory.to_dict() if res.memory else {},
          "sites": clean(res.per_site) if not res.per_site.empty else []}
     if getattr(res, "machine", None) is not None:
         d["machine_code"] = res.machine.to_dict()

@@ -40,10 +40,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .cache import CacheHierarchy
-from .memory import (
+from analyzers.cache import CacheHierarchy
+from analyzers.memory import (
     _ADDR_MASK,
-    _COLUMNS,
     MEMORY_SPACES,
     SPACE_CODES,
     _batch_arrays,
@@ -51,8 +50,11 @@ from .memory import (
     _LaunchReplay,
     _lut,
     _take,
+    replay_columns,
 )
-from .waves import pack_factor
+from analyzers.texture_replay import TextureReplay
+from analyzers.waves import pack_factor
+from tracekit.trace.views import launch_groups, launch_view
 
 ROUNDS_PER_BLOCK = 4
 
@@ -159,7 +161,6 @@ def warmup_bytes_for(target) -> int:
 
 
 def _view_batches(trace, launch: int, groups: np.ndarray, columns, chunk_rows: int, kernels: dict):
-    from tracekit.distributed import launch_view
     view = launch_view(trace, [launch], groups)
     for b in view.iter_batches(columns=columns, batch_size=chunk_rows, launches=[launch]):
         yield _batch_arrays(b, kernels)
@@ -172,7 +173,6 @@ def block_footprints(trace, launch: int, groups: np.ndarray, per_block: int, lin
     One pass over three columns; rows come in work-group order, so a block's lines are
     counted and dropped as soon as the stream has moved past it.
     """
-    from tracekit.distributed import launch_view
     nblocks = max(1, -(-len(groups) // per_block))
     rank = np.full(int(groups.max()) + 1 if len(groups) else 1, -1, np.int64)
     rank[groups] = np.arange(len(groups)) // per_block
@@ -208,7 +208,10 @@ class _BlockReplay:
         self.trace, self.launch, self.groups, self.per_block = trace, launch, groups, per_block
         self.chunk_rows = chunk_rows
         self.h = CacheHierarchy.from_target(target) if target.caches else None
-        self.lr = _LaunchReplay(target, self.h, group_size or None)
+        # image reads through the texture caches, as in the full replay
+        texture = TextureReplay.for_launch(trace, target, launch) if self.h is not None else None
+        self.columns = replay_columns(trace, target)
+        self.lr = _LaunchReplay(target, self.h, group_size or None, texture, patterns=False)
         self.levels = [c.name for c in target.caches]
         self.kernels: dict[str, int] = {}
 
@@ -220,7 +223,7 @@ class _BlockReplay:
     def run(self, first: int, last: int, counted: set[int]) -> list[dict]:
         """Replay blocks ``first..last`` (inclusive); return the counts of those in ``counted``."""
         g = self.groups[first * self.per_block:(last + 1) * self.per_block]
-        stream = _view_batches(self.trace, self.launch, g, _COLUMNS, self.chunk_rows, self.kernels)
+        stream = _view_batches(self.trace, self.launch, g, self.columns, self.chunk_rows, self.kernels)
         self.lr.groups_done = first * self.per_block
         out = []
         for chunk, _ in _chunks(stream, lambda _launch: self.per_block, self.chunk_rows):
@@ -297,7 +300,6 @@ def sample_launch(trace, target, launch: int, *, fraction: float, seed: int = 0,
     ``warmup_bytes`` (default :func:`warmup_bytes_for`) is the footprint each sampled block's
     warm-up must cover; ``warmup=False`` replays every sampled block alone from cold caches.
     """
-    from tracekit.distributed import launch_groups
 
     if not 0 < fraction <= 1:
         raise ValueError(f"the sampled fraction must be in (0, 1], got {fraction}")
@@ -346,7 +348,7 @@ def sample_launch(trace, target, launch: int, *, fraction: float, seed: int = 0,
 
 def sample_trace(trace, target, *, fraction: float, seed: int = 0, **options) -> list[SampledLaunch]:
     """:func:`sample_launch` on every launch of ``trace`` (launch sizes from its launches table)."""
-    from .geometry import launch_geometries
+    from analyzers.geometry import launch_geometries
     geos, _ = launch_geometries(trace)
     return [sample_launch(trace, target, g.launch, fraction=fraction, seed=seed, kernel=g.kernel,
                           group_size=g.work_group_size, **options) for g in geos]

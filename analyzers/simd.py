@@ -26,9 +26,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-from tracekit.runs import run_lengths
-
-from .geometry import LaunchGeometry
+from analyzers.geometry import LaunchGeometry
+from tracekit.trace.runs import run_lengths
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,7 @@ def wave_layout(geo: LaunchGeometry, target) -> WaveLayout:
 
     Work-groups of at most ``simd.pack_small_groups_up_to`` items share a wave,
     ``width // size`` of them side by side (each taking at least
-    ``extra.pack_slot_min_items`` lanes when the target gives it), as
+    ``simd.pack_slot_min_items`` lanes when the target gives it), as
     :func:`analyzers.waves.pack_factor` folds them for the memory replay.  A
     kernel with barriers whose work-group size is not fixed at compile time gets
     one work-group per wave: the compiler cannot then keep the groups' barriers
@@ -94,7 +93,7 @@ def wave_layout(geo: LaunchGeometry, target) -> WaveLayout:
     width = int(target.simd.width)
     size = max(geo.work_group_size, 1)
     limit = int(target.simd.pack_small_groups_up_to or 0)
-    slot_min = int(target.extra.get("pack_slot_min_items", 1) or 1)
+    slot_min = int(target.simd.pack_slot_min_items or 1)
     per_wave = width // max(size, slot_min)
     could_pack = 0 < size <= limit and size < width and per_wave >= 2
     blocked = could_pack and geo.has_barrier and not geo.compile_time_work_group_size
@@ -203,7 +202,7 @@ def wave_issues(instructions: pa.Table, layout: WaveLayout) -> pd.DataFrame:
     """Per (wave, site, opclass): ``issues`` (busiest lane's count) and ``lane_executions``.
 
     ``instructions`` holds the rows of one launch, per work-item or as runs of
-    work-items (``items``, see :mod:`tracekit.runs`), which are cut at wave
+    work-items (``items``, see :mod:`tracekit.trace.runs`), which are cut at wave
     boundaries and weighted by their lanes, never expanded.  Rows are reduced
     wave by wave in one compiled pass (re-ordered by wave first when the table
     is not).
@@ -271,14 +270,54 @@ def wave_issues_batches(batches, layout: WaveLayout) -> pd.DataFrame:
     return out[["wave", "site", "opclass", "issues", "lane_executions"]]
 
 
-def site_utilization(issues: pd.DataFrame, width: int) -> pd.DataFrame:
-    """Per (site, opclass): issues, lane executions, waves that issued it and utilisation."""
+def wave_lanes(wave: np.ndarray, geo: LaunchGeometry, layout: WaveLayout) -> np.ndarray:
+    """Lanes of each wave that hold a work-item: the width, less what a partial last wave leaves
+    empty (edge work-groups of a non-uniform grid are smaller), or the packed groups' items."""
+    wave = np.asarray(wave, np.int64)
+    if layout.packed:
+        groups = max(geo.total_groups or geo.num_groups, 1)
+        first = wave * layout.groups_per_wave
+        held = np.clip(groups - first, 0, layout.groups_per_wave)
+        return np.minimum(held * layout.work_group_size, layout.width)
+    group = wave // layout.waves_per_group
+    k = wave % layout.waves_per_group
+    size = _group_sizes(group, geo)
+    return np.clip(size - k * layout.width, 0, layout.width)
+
+
+def _group_sizes(group: np.ndarray, geo: LaunchGeometry) -> np.ndarray:
+    """Items of each linear work-group id (edge groups of a non-uniform grid are smaller)."""
+    per = geo.groups_per_dim
+    size = np.ones(group.shape[0], np.int64)
+    rest = group.copy()
+    for d in range(3):
+        idx = rest % max(per[d], 1)
+        rest = rest // max(per[d], 1)
+        loc = max(int(geo.local_size[d]), 1)
+        size *= np.minimum(loc, np.maximum(int(geo.global_size[d]) - idx * loc, 0))
+    return size
+
+
+def site_utilization(issues: pd.DataFrame, width: int, lanes: np.ndarray | None = None) -> pd.DataFrame:
+    """Per (site, opclass): issues, lane executions, waves that issued it and utilisation.
+
+    ``lanes`` (per row of ``issues``: the lanes its wave holds, :func:`wave_lanes`) adds
+    ``lane_slots`` and ``active_utilization``: lane executions against the lanes the waves
+    really have, which isolates divergence from partial waves.
+    """
     if issues.empty:
         return pd.DataFrame(columns=["site", "opclass", "issues", "lane_executions", "waves_issued",
-                                     "utilization"])
+                                     "utilization", "lane_slots", "active_utilization"])
+    if lanes is not None:
+        issues = issues.assign(lane_slots=issues["issues"].to_numpy() * lanes)
     g = issues.groupby(["site", "opclass"], observed=True, sort=True)
-    out = g.agg(issues=("issues", "sum"), lane_executions=("lane_executions", "sum"),
-                waves_issued=("issues", "size")).reset_index()
+    aggs = dict(issues=("issues", "sum"), lane_executions=("lane_executions", "sum"),
+                waves_issued=("issues", "size"))
+    if lanes is not None:
+        aggs["lane_slots"] = ("lane_slots", "sum")
+    out = g.agg(**aggs).reset_index()
+    if lanes is not None:
+        out["active_utilization"] = out["lane_executions"] / out["lane_slots"].where(out["lane_slots"] > 0)
     out["opclass"] = out["opclass"].astype(str)
     out["utilization"] = out["lane_executions"] / (out["issues"] * width)
     return out
@@ -319,7 +358,8 @@ def simd_utilization(geo: LaunchGeometry, target, instructions: pa.Table | None 
     layout = wave_layout(geo, target)
     if issues is None:
         issues = wave_issues(instructions if instructions is not None else _EMPTY, layout)
-    per_site = site_utilization(issues, layout.width)
+    lanes = wave_lanes(issues["wave"].to_numpy(), geo, layout) if not issues.empty else None
+    per_site = site_utilization(issues, layout.width, lanes)
     pw = layout.partial_wave_utilization
     if per_site.empty:
         return SimdResult(layout, pw, pw, 1.0, 0, 0, "geometry", per_site)

@@ -1,7 +1,7 @@
 """Full analysis throughput and memory on one core: a 100-million-access trace, end to end.
 
 A synthetic trace with several launches of two kernels and many work-groups is
-streamed to a temporary directory with :class:`tracekit.store.TraceWriter`:
+streamed to a temporary directory with :class:`tracekit.trace.store.TraceWriter`:
 
 * ``tiled_update`` (256 items per group, two loop iterations): a coalesced global
   load, a strided global load (eight floats apart), a local store and a local load
@@ -17,7 +17,7 @@ core so its peak RSS is the analysis's alone.  The same child first scans the
 accesses the replay reads with plain pyarrow (a reference measured in the same
 run).  A pyarrow reader over a whole file keeps the column chunks it has read
 until the file is closed (about the file's size), so the scan reads through its
-own :class:`~tracekit.trace.Trace`, which is dropped before the analysis opens
+own :class:`~tracekit.trace.reader.Trace`, which is dropped before the analysis opens
 the trace afresh, and the peak RSS high-water mark is reset in between (Linux
 ``/proc/self/clear_refs``; the scan's peak is printed beside the analysis's).
 The analysis is run at the full length and at a quarter of it, and both peak
@@ -121,7 +121,7 @@ def _block(kernel: str, launch: int, g0: int, g1: int, n_items: int) -> tuple[pa
 
 def generate(path: Path, accesses: int, launches: int = 4, groups_per_block: int = 256) -> int:
     """Write a trace of about ``accesses`` accesses; returns the exact count."""
-    from tracekit import store
+    from tracekit.trace import store
 
     names = list(KERNELS)
     kernels = [names[i % len(names)] for i in range(launches)]
@@ -172,8 +172,8 @@ def child(path: str, warm: str) -> None:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     from analyzers import analyze
+    from tracekit.formats import open_trace
     from tracekit.targets import load_target
-    from tracekit.trace import open_trace
 
     target = load_target(TARGET)
     analyze(open_trace(warm), target)  # load the compiled kernels from numba's cache

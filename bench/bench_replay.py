@@ -20,9 +20,9 @@ import numpy as np
 import pyarrow as pa
 
 from analyzers.memory import replay_memory
-from tracekit import store
+from tracekit.formats import open_trace
 from tracekit.targets.model import CacheLevel, DramSpec, LocalMemorySpec, OccupancySpec, SimdSpec, Target
-from tracekit.trace import open_trace
+from tracekit.trace import store
 
 COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address", "size"]  # what replay reads
 GROUP = 256

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from tracekit.store import TraceWriter
+from tracekit.trace.store import TraceWriter
 
 TILE = 16
 K = 256  # inner dimension
@@ -101,7 +101,7 @@ def generate(path: Path, accesses: int) -> int:
 
 _VALIDATE = """
 import json, sys
-from tracekit.validate import validate
+from tracekit.trace.validate import validate
 r = validate(sys.argv[1])
 print(json.dumps({"ok": r.ok, "rows": r.counts.get("accesses", 0), "errors": r.lines()[:3]}))
 """

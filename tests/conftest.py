@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from tracekit import schema
-from tracekit.store import conform, write_trace
+from tracekit.trace import schema
+from tracekit.trace.store import conform, write_trace
 
 BUFFER_BASES = (0x10000, 0x20000, 0x30000)  # page-aligned bases of arguments 0, 1, 2
 

@@ -12,24 +12,26 @@ from dataclasses import replace
 import numpy as np
 import pyarrow as pa
 
-from tracekit import schema
-from tracekit.store import conform
 from tracekit.targets.model import (
     CacheLevel,
     DramSpec,
+    LaunchCosts,
     LocalMemorySpec,
     OccupancySpec,
     SimdSpec,
     Target,
 )
-from tracekit.trace import Trace
+from tracekit.trace import schema
+from tracekit.trace.reader import Trace
+from tracekit.trace.store import conform
 
 ALL_OPS = {k: 1.0 for k in schema.OPCLASSES} | {"math_default": 8.0}
 
 
 def make_target(name="toy", *, width=32, cus=4, clock_mhz=1000.0, pack=0, issuers=1,
                 max_wg=1024, max_waves=32, max_groups=0, barriers=0, lmem=65536,
-                lmem_min=0, lmem_step=0, regs=0, alu=None, extra=None, dram_gbs=100.0,
+                lmem_min=0, lmem_step=0, regs=0, alu=None, pipes=None, launch=None, slot_min=1,
+                dram_gbs=100.0,
                 dram_ns=400.0, caches=None) -> Target:
     """A small, fully specified target for unit tests (numbers chosen for easy arithmetic)."""
     if caches is None:
@@ -40,7 +42,8 @@ def make_target(name="toy", *, width=32, cus=4, clock_mhz=1000.0, pack=0, issuer
     return Target(
         name=name, vendor="test", family="test", description="unit-test target",
         compute_units=cus, clock_mhz=clock_mhz,
-        simd=SimdSpec(width=width, widths=(width,), pack_small_groups_up_to=pack, issuers_per_cu=issuers),
+        simd=SimdSpec(width=width, widths=(width,), pack_small_groups_up_to=pack, issuers_per_cu=issuers,
+                      pack_slot_min_items=slot_min),
         caches=tuple(caches), transaction_bytes=64,
         local_memory=LocalMemorySpec(size_bytes=lmem, banks=16, bank_width_bytes=4, lanes_per_cycle=16),
         dram=DramSpec(bandwidth_gb_per_s=dram_gbs, latency_ns=dram_ns),
@@ -48,7 +51,8 @@ def make_target(name="toy", *, width=32, cus=4, clock_mhz=1000.0, pack=0, issuer
                                 max_work_groups_per_cu=max_groups, barrier_slots_per_cu=barriers,
                                 local_mem_alloc_min_bytes=lmem_min, local_mem_alloc_step_bytes=lmem_step,
                                 registers_per_cu=regs),
-        alu_cycles=dict(ALL_OPS | (alu or {})), extra=dict(extra or {}))
+        alu_cycles=dict(ALL_OPS | (alu or {})), issue_pipes=dict(pipes or {}),
+        launch=LaunchCosts(**(launch or {})))
 
 
 def retarget(target: Target, **simd) -> Target:

@@ -8,7 +8,7 @@ sites table with one source line per site) and opens them as an in-memory Trace.
     k = KernelBuilder(global_size=256, local_size=64)
     k.load(1, lambda i: 4 * i.gid)            # site 1: a[gid]
     k.ops(2, "fp32_add")                       # site 2: one add per item
-    ctx = context_for(k, "powervr")
+    facts = context_for(k, "powervr")
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from analyzers.rules import build_context, run_rules, vendor_key
-from tracekit import store
-from tracekit.trace import Trace
+from analyzers.rules import launch_facts, run_rules, vendor_key
+from tracekit.trace import store
+from tracekit.trace.reader import Trace
 
 GLOBAL_BASE = {0: 0x10000, 1: 0x400000, 2: 0x800000, 3: 0xC00000}
 
@@ -104,7 +104,8 @@ class KernelBuilder:
         return self
 
     # -- output -----------------------------------------------------------------------
-    def trace(self) -> Trace:
+    def trace(self, *, file: str = "kernel.cl", lines: dict[int, int] | None = None) -> Trace:
+        """The in-memory trace; sites sit on line ``10 + site`` of ``file`` unless ``lines`` says."""
         def cat(rows, keys):
             if not rows:
                 return {k: [] for k in keys}
@@ -125,8 +126,9 @@ class KernelBuilder:
                              "metadata": [json.dumps(self.metadata) if self.metadata else None]})
         sites = sorted(self.site_ops)
         sites_t = pa.table({"kernel": [self.kernel] * len(sites), "site": sites,
-                            "opcode": [self.site_ops[s] for s in sites], "file": ["kernel.cl"] * len(sites),
-                            "line": [10 + s for s in sites], "column": [1] * len(sites)})
+                            "opcode": [self.site_ops[s] for s in sites], "file": [file] * len(sites),
+                            "line": [(lines or {}).get(s, 10 + s) for s in sites],
+                            "column": [1] * len(sites)})
         tables = {"accesses": store.conform(acc, "accesses"), "instructions": store.conform(ins,
                 "instructions"),
                   "launches": store.conform(launches, "launches"), "sites": store.conform(sites_t, "sites")}
@@ -144,12 +146,12 @@ def get_target(vendor: str):
     raise LookupError(f"no shipped target for vendor {vendor}")
 
 
-def context_for(k: KernelBuilder, vendor: str, *, replay: bool = True):
-    """The rule context of the builder's launch on the vendor's target, with the real analysis
-    result (``replay=False``: the rules' own fallback model only)."""
+def context_for(k: KernelBuilder, vendor: str, target=None):
+    """The rules' facts of the builder's launch on the vendor's target (or ``target``), from the
+    real analysis."""
     from analyzers.analyze import analyze
-    trace, target = k.trace(), get_target(vendor)
-    return build_context(trace, target, analyze(trace, target) if replay else None)
+    (facts,) = launch_facts(analyze(k.trace(), target or get_target(vendor)))
+    return facts
 
 
 def fired(k: KernelBuilder, vendor: str, rule_id: str):

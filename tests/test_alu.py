@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from exec_model_helpers import KernelBuilder, make_target
@@ -88,10 +90,10 @@ def test_sampled_trace_scales_to_the_whole_launch():
 
 
 def test_pipes_overlap_integer_and_float_work():
-    """With ``extra.issue_pipes`` a unit is busy for max(issue slots, busiest pipe)."""
+    """With ``issue_pipes`` a unit is busy for max(issue slots, busiest pipe)."""
     alu = {"int_add": 2.0, "fp32_fma": 1.0, "int_div": 40.0}
     pipes = {"int_add": "int", "fp32_fma": "fp32"}
-    serial, piped = make_target(alu=alu, cus=1), make_target(alu=alu, cus=1, extra={"issue_pipes": pipes})
+    serial, piped = make_target(alu=alu, cus=1), make_target(alu=alu, cus=1, pipes=pipes)
     b = KernelBuilder("mix", 32, 32).count(1, "int_add", 10).count(2, "fp32_fma", 10)
     assert run(b, serial).cycles == 10 * 2 + 10 * 1           # every class holds the issuer
     assert run(b, piped).cycles == 20                          # the int pipe's 20 cycles; 20 slots
@@ -108,9 +110,53 @@ def test_pipes_overlap_integer_and_float_work():
 
 def test_h200_pipes_are_sourced_and_cover_the_arithmetic_classes():
     h200 = load_target("nvidia-h200")
-    pipes = h200.extra["issue_pipes"]
+    pipes = h200.issue_pipes
     for op in ("fp32_fma", "int_add", "bitwise", "compare", "branch", "load"):
         assert op in pipes and op in h200.alu_cycles
     assert pipes["fp32_fma"] != pipes["int_add"]
     for op in ("int_div", "fp32_div", "other"):
         assert op not in pipes                                 # multi-instruction or unknown: serial
+
+
+def test_conformant_fma_takes_the_targets_math_fma_price_or_its_fused_multiply_add():
+    emulated = make_target(alu={"fp32_fma": 1.0, "math_fma": 80.0})
+    native = make_target(alu={"fp32_fma": 1.0, "math_default": 50.0})
+    b = KernelBuilder("f", 32, 32).count(1, "math_fma", 3).count(2, "fp32_fma", 3)
+    assert run(b, emulated).cycles == 3 * 80 + 3 * 1
+    r = run(b, native)                      # not math_default: fma() is one instruction there
+    assert r.cycles == 6 and r.priced_by_fallback == ("math_fma",)
+    # with pipes, math_fma runs on the pipe of the instruction it is priced as
+    piped = make_target(alu={"int_add": 2.0, "fp32_fma": 1.0}, cus=1,
+                        pipes={"int_add": "int", "fp32_fma": "fp32"})
+    mix = KernelBuilder("m", 32, 32).count(1, "int_add", 10).count(2, "math_fma", 10)
+    assert run(mix, piped).cycles == 20     # overlaps the int pipe like fp32_fma would
+
+
+def test_unsupported_class_is_not_priced_and_says_so():
+    t = replace(make_target(alu={"fp64_add": 24.0}), unsupported={"fp64_add": "no fp64 here (a guide)"})
+    b = KernelBuilder("d", 64, 32).count(1, "fp64_add", 5).count(2, "fp32_fma", 4)
+    r = run(b, t)
+    assert r.cycles == 2 * 4 * 1                     # two waves x 4 FMAs; the fp64 adds cost nothing
+    assert r.unsupported == {"fp64_add": 2 * 5}
+    (w,) = r.warnings
+    assert "fp64_add" in w and "10 wave issues" in w and "no fp64 here (a guide)" in w and "toy" in w
+    assert r.to_dict()["unsupported"] == {"fp64_add": 10} and r.to_dict()["warnings"] == [w]
+    clean = run(KernelBuilder("d", 64, 32).count(2, "fp32_fma", 4), t)
+    assert clean.unsupported == {} and clean.warnings == ()
+
+
+def test_fp64_on_adreno_is_a_warning_in_the_analysis_json():
+    import json
+
+    from analyzers.analyze import analyze
+    b = KernelBuilder("dbl", 128, 64).count(1, "fp64_fma", 8).count(2, "fp32_add", 2)
+    for name in ("adreno-640", "adreno-740"):
+        t = load_target(name)
+        assert set(t.unsupported) == {"fp64_add", "fp64_mul", "fp64_fma", "fp64_div"}
+        doc = json.loads(analyze(b.trace(), t).to_json())
+        (launch,) = doc["launches"]
+        assert launch["alu"]["unsupported"] == {"fp64_fma": 2 * 8}
+        assert any("fp64_fma" in w and name in w and "launch 0" in w for w in doc["warnings"])
+    # a target with fp64 prices it and warns about nothing
+    doc = json.loads(analyze(b.trace(), load_target("nvidia-h200")).to_json())
+    assert doc["launches"][0]["alu"]["unsupported"] == {} and doc["warnings"] == []

@@ -139,7 +139,7 @@ def test_request_waits_for_its_slowest_transaction():
 def test_launch_costs_and_utilisation_in_the_evidence():
     from analyzers.bound import Schedule
     t = make_target(cus=4, clock_mhz=1000.0, dram_gbs=100.0, dram_ns=400.0,
-                    extra={"launch_overhead_ns": 1000, "work_group_dispatch_cycles": 40})
+                    launch={"overhead_ns": 1000, "work_group_dispatch_cycles": 40})
     reqs = 4 * 64
     tr = traffic(l1_bytes=reqs * 128, l2_bytes=reqs * 128, dram=reqs * 128, l1=(reqs * 2, 0),
                  l2=(reqs * 2, 0), requests=reqs, transactions=reqs * 2)

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 from analyzers import analyze
-from tracekit.calibrate import Calibration, calibrate, compare, default_sol_path, measured_frame
-from tracekit.calibration_summary import DEFAULT_SUMMARY, compute_summary, dumps, read_device
-from tracekit.foreign.ncu import read_ncu_raw, read_ncu_sol
-from tracekit.trace import open_trace
+from tracekit.calibration.calibrate import Calibration, calibrate, compare, default_sol_path, measured_frame
+from tracekit.calibration.summary import DEFAULT_SUMMARY, compute_summary, dumps, read_device
+from tracekit.formats import open_trace
+from tracekit.formats.ncu import read_ncu_raw, read_ncu_sol
 
 H200 = Path(__file__).parent / "data" / "h200"
 RAW, SOL = H200 / "ncu_raw.csv", H200 / "ncu_sol.csv"
@@ -186,10 +186,11 @@ def test_recorded_ir_and_sass_instruction_counts(end_to_end):
 def test_committed_summary_is_current(end_to_end):
     """The report's copy of the agreement table is what the committed data gives today.
 
-    Regenerate with ``python -m tracekit.calibrate --write-summary tracekit/report/calibration_h200.json``.
+    Regenerate it with
+    ``python -m tracekit.calibration.summary --write-summary tracekit/report/calibration_h200.json``.
     """
     fresh = dumps(compute_summary(H200, cal=end_to_end))
-    assert DEFAULT_SUMMARY.read_text() == fresh, "stale: rerun python -m tracekit.calibrate --write-summary"
+    assert DEFAULT_SUMMARY.read_text() == fresh, "stale: rerun the --write-summary command above"
 
 
 def test_device_file_is_read():

@@ -7,7 +7,7 @@ import json
 import pytest
 from exec_model_helpers import combine, few_items, vector_add
 
-from tracekit.store import write_trace
+from tracekit.trace.store import write_trace
 
 
 def _write(path, trace_tables):
@@ -94,7 +94,7 @@ def test_report_formats_need_an_output_file(run_cli, two_launch_trace):
 
 def test_trace_without_launch_metadata_warns(run_cli, tmp_path):
     t = vector_add(n=1024, local=64).tables()
-    from tracekit import schema
+    from tracekit.trace import schema
     path = tmp_path / "bare.tkt"
     write_trace(path, t["accesses"], instructions=t["instructions"], launches=schema.empty("launches"))
     out = tmp_path / "bare.json"

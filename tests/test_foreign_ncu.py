@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from tracekit.errors import TraceFormatError, TracekitError
-from tracekit.foreign import detect, detect_and_read
-from tracekit.foreign.ncu import normalise_unit, read_ncu_raw, read_ncu_sol, sol_verdict, to_number
+from tracekit.formats import detect, detect_and_read
+from tracekit.formats.ncu import normalise_unit, read_ncu_raw, read_ncu_sol, sol_verdict, to_number
 
 H200 = Path(__file__).parent / "data" / "h200"
 RAW, SOL = H200 / "ncu_raw.csv", H200 / "ncu_sol.csv"

@@ -10,12 +10,11 @@ import numpy as np
 import pytest
 
 from tracekit.errors import TraceFormatError
-from tracekit.foreign import convert, detect, detect_and_read
-from tracekit.foreign.sass import opclass, space_of
-from tracekit.foreign.traceg import parse_instruction
-from tracekit.foreign.traceg_io import read_traceg
-from tracekit.trace import open_trace
-from tracekit.validate import validate
+from tracekit.formats import convert, detect, detect_and_read, open_trace
+from tracekit.formats.sass import opclass, space_of
+from tracekit.formats.traceg import parse_instruction
+from tracekit.formats.traceg_io import read_traceg
+from tracekit.trace.validate import validate
 
 DATA = Path(__file__).parent / "data" / "traceg"
 SAMPLE = DATA / "kernel-1.traceg"

@@ -11,10 +11,11 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import access_pattern, launches_for, sites_for
 
-from tracekit import ingest_sources, open_trace
+from tracekit import open_trace
 from tracekit.errors import TraceFormatError
-from tracekit.ingest import ingest, parse_map, read_csv_trace
-from tracekit.store import write_trace
+from tracekit.formats import sources as ingest_sources
+from tracekit.formats.tabular import ingest, parse_map, read_csv_trace
+from tracekit.trace.store import write_trace
 
 FLAT = """kernel,wg,tid,pc,mem,kind,addr,bytes
 vadd,0,0,0,global,load,0,4

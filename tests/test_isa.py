@@ -100,7 +100,7 @@ def test_table_round_trip():
 def test_stored_with_the_trace_and_still_valid(tmp_path, layout):
     src = tracekit.open_trace(TRACES / "transpose_tiled.tkt")
     path = tmp_path / f"t.{layout}"
-    from tracekit.store import write_trace
+    from tracekit.trace.store import write_trace
     write_trace(path, src.accesses, instructions=src._instruction_runs, launches=src.launches,
                 sites=src.sites)
     build = attach(path, ["intel-hd530"])

@@ -121,9 +121,11 @@ def test_lock_refuses_a_second_run_and_dies_with_its_holder(tmp_path):
 def test_tables_are_rich_on_a_terminal_and_plain_otherwise():
     import io
 
-    from tracekit.jobs.tables import fmt_change, fmt_time, show_table
+    from tracekit.jobs.tables import fmt_change, show_table
+    from tracekit.report.fmt import fmt_time
 
-    rows = [["nightly", "vector_add", fmt_time(5.12e-6)], ["ci", "transpose_naive", fmt_time(None)]]
+    rows = [["nightly", "vector_add", fmt_time(5.12e-6, plain=True)],
+            ["ci", "transpose_naive", fmt_time(None, plain=True)]]
     plain, rich = io.StringIO(), io.StringIO()
     show_table("results", ["job", "kernel", "time"], rows, file=plain, terminal=False)
     show_table("results", ["job", "kernel", "time"], rows, file=rich, terminal=True)

@@ -1,4 +1,4 @@
-"""Small synthetic traces for the jobs tests, written with :func:`tracekit.store.write_trace`.
+"""Small synthetic traces for the jobs tests, written with :func:`tracekit.trace.store.write_trace`.
 
 ``vector_add`` with a ``stride`` knob: stride 1 is the coalesced kernel, a large
 stride spreads each wave's requests over many transactions, which the model
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from tracekit.store import write_trace
+from tracekit.trace.store import write_trace
 
 SOURCE = """__kernel void vector_add(__global const float *a, __global const float *b, __global float *c) {
     size_t i = get_global_id(0);

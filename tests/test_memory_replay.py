@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 from analyzers.memory import MemoryReplay, replay_memory
-from tracekit.store import conform, write_trace
+from tracekit.formats import open_trace
 from tracekit.targets.model import (
     CacheLevel,
     DramSpec,
@@ -17,7 +17,7 @@ from tracekit.targets.model import (
     SimdSpec,
     Target,
 )
-from tracekit.trace import open_trace
+from tracekit.trace.store import conform, write_trace
 
 
 def target(width=16, cus=1, transaction=64, caches=None, local=None, pack=0):

@@ -6,8 +6,8 @@ import io
 from pathlib import Path
 
 from analyzers import analyze
+from tracekit.formats import open_trace
 from tracekit.progress import counting_trace, progress
-from tracekit.trace import open_trace
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_traces"
 

@@ -15,8 +15,8 @@ import pytest
 
 from tracekit.cli import main
 from tracekit.errors import MissingToolError, RecordError
+from tracekit.formats import open_trace
 from tracekit.recorder import record_command, record_kernel, toolchain
-from tracekit.trace import open_trace
 
 KERNELS = Path(__file__).resolve().parent.parent / "sample_traces" / "kernels"
 VADD = KERNELS / "vector_add.cl"

@@ -11,7 +11,7 @@ from html import unescape
 import pytest
 from test_report_fixtures import sample_model
 
-from tracekit.calibration_summary import DEFAULT_SUMMARY, load_summary
+from tracekit.calibration.summary import DEFAULT_SUMMARY, load_summary
 from tracekit.report import render_html, render_report
 from tracekit.report.compare import compare_models
 from tracekit.report.methods import calibration_view

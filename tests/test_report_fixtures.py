@@ -1,19 +1,22 @@
-"""Report inputs shaped like the analyzers' output, and tests of the report model builder.
+"""Report inputs from a real analysis of a small kernel, and tests of the report model builder.
 
-The fixture mirrors what ``tracekit analyze --format json`` writes per target
-(``launches[]`` with ``memory``, ``local_memory``, ``bound``, ``time_estimates``,
-``simd``, ``occupancy``, ``sites``) so the templates are exercised without
-running a replay; other report tests import :func:`sample_inputs` from here.
+:func:`sample_inputs` records nothing: it builds the trace of a tile transpose
+in memory (a strided, conflicting local-memory read and a strided global store,
+with source text), runs the pipeline on three targets and returns what the report
+builder takes: the trace facts, one analysis result per target and the checklist.
+Other report tests import it (and :func:`sample_model`).
 """
 
 from __future__ import annotations
 
-import copy
+import functools
 
 import pytest
+from rules_helpers import KernelBuilder
 
+from tracekit import pipeline
 from tracekit.report import build_report_model
-from tracekit.report.build import finding_view
+from tracekit.report.build import summarize_trace
 from tracekit.report.model import SEVERITIES
 
 SOURCE = """__kernel void transpose(__global const float *in, __global float *out,
@@ -28,153 +31,139 @@ SOURCE = """__kernel void transpose(__global const float *in, __global float *ou
 }
 """
 
-TARGETS = ("powervr-g6400", "adreno-640", "intel-gen9-gt2")
+TARGETS = ("powervr-g6400", "adreno-640", "intel-hd530")
+N = 256
 
 
-def _launch(target_index: int, *, kernel: str = "transpose") -> dict:
-    scale = (1.0, 0.6, 0.35)[target_index]
-    width = (32, 64, 16)[target_index]
-    return {
-        "kernel": kernel,
-        "launch": 0,
-        "bound": ("memory", "memory", "latency")[target_index],
-        "time_estimates": {"total_s": 4.2e-4 * scale, "alu_s": 0.6e-4 * scale,
-                           "memory_s": 4.2e-4 * scale, "latency_s": 2.0e-4 * scale},
-        "memory": {"requests": 16384, "transactions": 16384 * (9 - 2 * target_index),
-                   "transactions_per_request": float(9 - 2 * target_index),
-                   "caches": [{"level": "L1", "hit_rate": 0.42 + 0.1 * target_index, "hits": 5000,
-                               "misses": 7000},
-                              {"level": ("SLC", "L2", "L3")[target_index], "hit_rate": 0.71}],
-                   "dram_bytes": 2_097_152 + 500_000 * target_index},
-        "local_memory": {"requests": 16384, "cycles": 16384 * (16 - 4 * target_index),
-                         "conflict_degree_mean": 16.0 - 4 * target_index,
-                         "conflict_degree_histogram": {"1": 8192, str(16 - 4 * target_index): 8192}},
-        "simd": {"utilization": 1.0 if width != 64 else 0.5},
-        "occupancy": {"resident_waves": 12 + 4 * target_index, "max_waves": 16 + 8 * target_index,
-                      "limiter": "local memory"},
-        "alu": {"ops": 262144},
-        "sites": [
-            {"site": 1, "file": "transpose.cl", "line": 6, "space": "global", "requests": 8192,
-             "transactions": 8192, "transactions_per_request": 1.0},
-            {"site": 2, "file": "transpose.cl", "line": 6, "space": "local", "requests": 8192,
-             "transactions": 0, "conflict_degree_mean": 1.0},
-            {"site": 3, "file": "transpose.cl", "line": 9, "space": "local", "requests": 8192,
-             "transactions": 0, "conflict_degree_mean": 16.0 - 4 * target_index},
-            {"site": 4, "file": "transpose.cl", "line": 9, "space": "global", "requests": 8192,
-             "transactions": 8192 * (17 - 4 * target_index),
-             "transactions_per_request": float(17 - 4 * target_index)},
-        ],
-    }
+def sample_trace(kernel: str = "transpose", source: str = SOURCE, file: str = "transpose.cl", *,
+                 fixed: bool = False):
+    """A 256 x 256 transpose through a 16 x 16 tile read by column, with a column-wise store;
+    ``fixed``: the tile padded to 17 floats a row and the output written by rows, plus an
+    integer division the fix brought in."""
+    pitch = 17 if fixed else 16
+    k = KernelBuilder((N, N), (16, 16), kernel=kernel, source=source, local_mem_bytes=4 * 16 * pitch)
+    k.load(1, lambda i: 4 * (i.gy * N + i.gx))                               # line 6: in[y * n + x]
+    k.store(2, lambda i: 4 * (i.ly * pitch + i.lx), space="local")            # line 6: tile[ly][lx]
+    k.ops(3, "barrier")                                                        # line 7
+    k.load(4, lambda i: 4 * (i.lx * pitch + i.ly), space="local")             # line 9: tile[lx][ly]
+    if fixed:
+        k.store(5, lambda i: 4 * (i.gy * N + i.gx), buffer=1)                 # line 9: out, by row
+        k.ops(6, "int_div", count=1)
+    else:
+        k.store(5, lambda i: 4 * (i.gx * N + i.gy), buffer=1)                 # line 9: out, by column
+    k.ops(4, "fp32_mul")
+    return k.trace(file=file, lines={1: 6, 2: 6, 3: 7, 4: 9, 5: 9, 6: 8})
 
 
+@functools.lru_cache(maxsize=4)
 def sample_inputs(kernel: str = "transpose", source: str = SOURCE, file: str = "transpose.cl"):
-    """(trace_summary, results_by_target, findings) for one launch on three targets."""
-    summary = {
-        "path": "sample_traces/transpose.tkt",
-        "launches": [{"kernel": kernel, "launch": 0, "global_size": [512, 512, 1],
-                      "local_size": [16, 16, 1], "local_mem_bytes": 1024, "build_options": "-cl-std=CL1.2",
-                      "device": "oclgrind", "source": source, "ops": 262144}],
-        "sites": [{"kernel": kernel, "site": s, "file": file, "line": line, "opcode": op}
-                  for s, line, op in ((1, 6, "load"), (2, 6, "store"), (3, 9, "load"), (4, 9, "store"))],
-    }
-    results = {}
-    for i, name in enumerate(TARGETS):
-        launch = _launch(i, kernel=kernel)
-        for site in launch["sites"]:
-            site["file"] = file
-        results[name] = {"target": {"name": name, "dram": {"bandwidth_gb_per_s": (12.8, 34.1, 25.6)[i]}},
-                         "launches": [launch], "assumptions": {"banks": f"bank rule assumed for {name}"}}
-    findings = []
-    for name in TARGETS:
-        findings.append({
-            "rule_id": "local-bank-conflict", "title": "Local-memory bank conflicts in the transposed read",
-            "severity": "high", "target": name, "kernel": kernel, "launch": 0,
-            "evidence": {"conflict degree": 16.0, "local cycles": 262144}, "sites": [(file, 9)],
-            "fix": "Pad each tile row by one element so a column read touches every bank once.",
-            "citation": "powervr-rogue-compute-recommendations.txt §4.3 Common store",
-            "estimated_gain": {"seconds": 1.5e-4, "fraction": 0.36}})
-        findings.append({
-            "rule_id": "uncoalesced-global", "title": "Uncoalesced global store",
-            "severity": "medium", "target": name, "kernel": kernel, "launch": 0,
-            "evidence": "17 transactions per request at the store", "sites": [{"file": file, "line": 9}],
-            "fix": "Write rows from the tile so neighbouring work-items store neighbouring addresses.",
-            "citation": "qualcomm-adreno-opencl-optimization.txt §7.2.1 Coalesced memory load/store",
-            "estimated_gain_s": 9.0e-5, "estimated_gain_fraction": 0.2})
-    return summary, results, findings
+    """(trace facts, one analysis result per target, the checklist) of :func:`sample_trace`
+    (computed once per arguments: callers must not change what they get)."""
+    analysis = pipeline.analyze(sample_trace(kernel, source, file), list(TARGETS))
+    return summarize_trace(analysis.trace), tuple(analysis.results), tuple(analysis.findings)
+
+
+def refusing_results():
+    """An analysis on a copy of the PowerVR target that accepts only 64-item work-groups."""
+    from dataclasses import replace
+
+    from tracekit.targets import load_target
+    t = load_target("powervr-g6400")
+    tiny = replace(t, name="tiny-gpu", occupancy=replace(t.occupancy, max_work_group_size=64))
+    return pipeline.analyze(sample_trace(), [tiny]).results
 
 
 def sample_model(**kw):
     return build_report_model(*sample_inputs(**kw))
 
 
-def test_summary_cells_carry_verdict_time_and_top_finding():
-    model = sample_model()
+@pytest.fixture(scope="module")
+def model():
+    return sample_model()
+
+
+def test_summary_cells_carry_verdict_time_margin_and_top_finding(model):
     (section,) = model.kernels
     assert [r.target for r in section.results] == list(TARGETS)
-    first = section.results[0]
-    assert first.verdict == "memory"
-    assert first.time_s == pytest.approx(4.2e-4)
-    assert first.top_finding.rule_id == "local-bank-conflict"   # high before medium
-    assert section.results[2].verdict == "latency"
-    assert [c.level for c in first.caches] == ["L1", "SLC"]
-    assert first.occupancy == pytest.approx(12 / 16)
+    for r in section.results:
+        assert r.verdict in ("alu", "memory", "latency") and r.time_s > 0
+        assert r.verdict_margin is not None and r.runner_up in ("alu", "memory", "latency")
+        assert r.runner_up != r.verdict
+        assert [c.level for c in r.caches] and all(0 <= c.hit_rate <= 1 for c in r.caches)
+        assert 0 < r.occupancy <= 1 and r.resident_waves <= r.max_waves
+        if r.top_finding is not None:
+            assert not r.top_finding.is_note and r.top_finding.gain_s > 0
 
 
-def test_charts_and_hot_lines_come_from_sites():
-    r = sample_model().kernels[0].results[0]
-    assert r.coalescing_sites == [("transpose.cl:6", 1.0), ("transpose.cl:9", 17.0)]
-    assert ("transpose.cl:9", 16.0) in r.bank_sites
-    assert r.conflict_histogram == [("1-way", 8192.0), ("16-way", 8192.0)]
+def test_charts_and_hot_lines_come_from_sites(model):
+    r = model.kernels[0].results[2]                       # intel-hd530: 16 SLM banks of 4 bytes
+    coalescing = dict(r.coalescing_sites)
+    assert set(coalescing) == {"transpose.cl:6 (#1, load)", "transpose.cl:9 (#2, store)"}
+    assert coalescing["transpose.cl:9 (#2, store)"] > coalescing["transpose.cl:6 (#1, load)"]
+    banks = dict(r.bank_sites)
+    assert banks["transpose.cl:9 (#1, load)"] > banks["transpose.cl:6 (#2, store)"] >= 1.0
+    assert r.conflict_histogram and all(label.endswith("-way") for label, _ in r.conflict_histogram)
     top = r.hot_sites[0]
     assert (top.file, top.line) == ("transpose.cl", 9)
-    assert top.share == pytest.approx(17 / 18)
     hot = [ln for ln in top.code if ln.hot]
     assert len(hot) == 1 and "out[ty * n + tx]" in hot[0].text
+    # one line holds a global and a local access: their requests are described apart
+    assert "global requests" in top.detail and "local requests" in top.detail
 
 
-def test_roofline_uses_ops_alu_time_and_dram():
-    r = sample_model().kernels[0].results[0]
-    rl = r.roofline
-    assert rl.peak_ops_per_s == pytest.approx(262144 / 0.6e-4)
-    assert rl.intensity == pytest.approx(262144 / 2_097_152)
-    assert rl.achieved_ops_per_s == pytest.approx(262144 / 4.2e-4)
-    assert rl.roofs == [("DRAM", pytest.approx(12.8e9))]
+def test_roofline_uses_lane_ops_alu_time_and_dram(model):
+    for r in model.kernels[0].results:
+        rl = r.roofline
+        assert rl.ops > 0 and rl.peak_ops_per_s == pytest.approx(rl.ops / dict(r.times)["alu"])
+        assert rl.intensity == pytest.approx(rl.ops / r.dram_bytes)
+        assert rl.roofs[-1][0] == "DRAM"
 
 
-def test_checklist_is_sorted_and_gains_read_in_every_shape():
-    items = sample_model().kernels[0].checklist
-    assert [i.rule_id for i in items] == ["local-bank-conflict", "uncoalesced-global"]   # high first
-    assert all(i.targets == list(TARGETS) for i in items)
-    assert items[1].citations == [
-        "qualcomm-adreno-opencl-optimization.txt §7.2.1 Coalesced memory load/store"]
-    assert items[0].best_gain_s == pytest.approx(1.5e-4)
-    order = [SEVERITIES.index(f.severity) for r in sample_model().kernels[0].results for f in r.findings]
-    assert order == [1, 2] * 3
-    f = finding_view({"rule_id": "x", "severity": "LOW", "estimated_gain": {"seconds": 2e-3, "fraction": 0.5},
-                      "sites": [["a.cl", "7"]], "evidence": [("k", 1.23456)]})
-    assert (f.severity, f.gain_s, f.gain_fraction, f.sites, f.evidence) == \
-        ("low", 2e-3, 0.5, [("a.cl", 7)], [("k", "1.235")])
-    f = finding_view({"evidence": {"sites": [{"site": 4, "conflict_degree_mean": 4.0}],
-                                   "padding_hint": "pad"}})
-    assert f.evidence == [("sites", "site 4, conflict degree mean 4"), ("padding hint", "pad")]
+def test_checklist_is_ordered_by_gain_and_notes_stand_apart(model):
+    (section,) = model.kernels
+    items = section.checklist
+    assert items, "the conflicting read and the column store leave something to fix"
+    gains = [max(f.gain_fraction or 0 for f in i.findings) for i in items]
+    assert gains == sorted(gains, reverse=True)
+    assert all(not f.is_note and f.gain_s > 0 for i in items for f in i.findings)
+    assert all(f.is_note for i in section.notes for f in i.findings)
+    assert {f.severity for i in items for f in i.findings} <= set(SEVERITIES) - {"note"}
+    assert all(i.citations for i in items)
+    replayed = [f for i in items for f in i.findings if f.gain_method == "replay"]
+    assert replayed and all(f.replay for f in replayed)
 
 
-def test_error_target_and_missing_numbers_do_not_break_the_model():
-    summary, results, findings = sample_inputs()
-    results = copy.deepcopy(results)
-    results["adreno-640"]["launches"][0] = {"kernel": "transpose", "launch": 0,
-                                           "error": "work-group of 1024 items exceeds the maximum 512"}
-    model = build_report_model(summary, results, findings)
-    bad = model.kernels[0].results[1]
-    assert bad.error.startswith("work-group of 1024")
-    assert bad.verdict == "unknown" and bad.time_s is None and bad.roofline is None
+def test_report_leads_with_each_targets_top_findings(model):
+    tops = dict(model.top_findings())
+    assert list(tops) == list(TARGETS)
+    for name, found in tops.items():
+        assert len(found) <= 3 and all(f.target == name and not f.is_note for f in found)
+        fr = [f.gain_fraction for f in found]
+        assert fr == sorted(fr, reverse=True)
 
 
-def test_assumptions_include_base_and_target_items():
-    model = sample_model()
+def test_error_target_is_a_cell_with_its_reason():
+    facts, results, findings = sample_inputs()
+    model = build_report_model(facts, list(results) + list(refusing_results()), findings)
+    cell = model.kernels[0].results[-1]
+    assert cell.target == "tiny-gpu" and "256" in cell.error and "64" in cell.error
+    assert cell.verdict == "unknown" and cell.time_s is None and cell.roofline is None
+
+
+def test_assumptions_include_base_and_target_items(model):
     assert "Coalescing" in [t for t, _ in model.assumptions]
-    assert model.target_assumptions[0] == ("powervr-g6400",
-                                           [("banks", "bank rule assumed for powervr-g6400")])
+    names = [n for n, _ in model.target_assumptions]
+    assert names == [n for n in TARGETS if n in names] and names
+
+
+def test_sensitivity_lists_only_numbers_that_move_the_answer():
+    analysis = pipeline.analyze(sample_trace(), ["powervr-g6400"])
+    model = analysis.report_model()
+    frames = analysis.sensitivity()
+    assert len(frames) == 1 and len(frames[0])
+    for row in model.sensitivity:
+        assert row.flips or abs(float(row.time_change.rstrip(" %"))) >= 25
+        assert row.field in analysis.results[0].target.assumptions
 
 
 def test_target_assumptions_merge_fields_that_share_a_text():

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from rules_helpers import KernelBuilder
 
-from tracekit import store
-from tracekit.commands.analyze import run_analyze
+from tracekit.cli.analyze import run_analyze
 from tracekit.report import render_html
+from tracekit.trace import store
 
 TARGETS = ["powervr-g6400", "adreno-640", "intel-hd530"]
 SOURCE = "\n".join([
@@ -45,17 +45,8 @@ def trace_path(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def model(trace_path):
-    from analyzers import analyze
-    from analyzers.rules import build_contexts, run_rules
-    from tracekit.report import build_report_model, summarize_trace
-    from tracekit.targets import load_target
-    from tracekit.trace import open_trace
-
-    trace = open_trace(trace_path)
-    targets = [load_target(n) for n in TARGETS]
-    results = {t.name: analyze(trace, t) for t in targets}
-    findings = [f for t in targets for f in run_rules(build_contexts(trace, t, results[t.name]))]
-    return build_report_model(summarize_trace(trace), results, findings, targets={t.name: t for t in targets})
+    from tracekit import pipeline
+    return pipeline.analyze(str(trace_path), TARGETS).report_model()
 
 
 def test_every_cell_has_the_numbers_the_report_shows(model):

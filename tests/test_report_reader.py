@@ -116,7 +116,7 @@ def test_pdf_pages_and_text_hold_the_checklist(tmp_path):
     text = subprocess.run(["pdftotext", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
     flat = re.sub(r"-\s+", "-", " ".join(text.split()))
     items = model.kernels[0].checklist
-    assert len(items) == 2
+    assert len(items) >= 2
     for item in items:
         assert item.title in flat and item.rule_id in flat
         for citation in item.citations:

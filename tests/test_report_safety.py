@@ -39,11 +39,10 @@ SOURCE = "\n".join([
 
 
 def hostile_model():
-    summary, results, findings = sample_inputs(kernel=KERNEL, source=SOURCE, file=FILE)
-    for f in findings:
-        f["evidence"] = {"note": IMG}
-        f["title"] = f["title"] + " " + KERNEL
-    return build_report_model(summary, results, findings, title=f"report for {KERNEL}")
+    from dataclasses import replace
+    facts, results, findings = sample_inputs(kernel=KERNEL, source=SOURCE, file=FILE)
+    findings = [replace(f, evidence={"note": IMG}, title=f.title + " " + KERNEL) for f in findings]
+    return build_report_model(facts, results, findings, title=f"report for {KERNEL}")
 
 
 @pytest.fixture(scope="module")

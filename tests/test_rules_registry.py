@@ -14,7 +14,6 @@ from rules_helpers import KernelBuilder, context_for
 
 from analyzers.rules import FINDING_COLUMNS, GUIDES, findings_frame, registry, run_rules
 from analyzers.rules.doc import render
-from analyzers.rules.thresholds import THRESHOLDS
 
 ROOT = Path(__file__).resolve().parents[1]
 # The vendor guides live in shared/guides beside the repository checkout.
@@ -64,9 +63,10 @@ def test_fix_text_is_not_pasted_from_the_guides():
             assert chunk not in guides, f"{r.id}: fix repeats guide text: '{chunk}'"
 
 
-def test_thresholds_have_sources():
-    for name, th in THRESHOLDS.items():
-        assert th.source and len(th.source) > 20, name
+def test_thresholds_say_why_they_have_their_value():
+    for r in registry().values():
+        for name, th in r.thresholds.items():
+            assert th.why and len(th.why) > 20, f"{r.id}.{name}"
 
 
 def test_docs_table_matches_registry():
@@ -76,18 +76,23 @@ def test_docs_table_matches_registry():
         assert f"| {rid} |" in page
 
 
-def test_threshold_override_from_target_extra():
-    from dataclasses import replace
-
+def test_threshold_override_from_the_target_file(tmp_path):
     from rules_helpers import get_target
 
-    from analyzers.rules import build_context
+    from tracekit.errors import TargetError
+    from tracekit.targets import load_target, target_path
     k = KernelBuilder(2048, 64)
     k.load(1, lambda i: 8 * i.gid)          # two lines where one would do: ratio 2
     t = get_target("powervr")
-    assert run_rules(build_context(k.trace(), t), only=["GEN-UNCOALESCED-LOAD"])
-    strict = replace(t, extra={**t.extra, "rule_thresholds": {"uncoalesced_ratio": 3.0}})
-    assert not run_rules(build_context(k.trace(), strict), only=["GEN-UNCOALESCED-LOAD"])
+    assert run_rules(context_for(k, "powervr", t), only=["GEN-UNCOALESCED-LOAD"])
+    text = target_path(t.name).read_text()
+    strict = tmp_path / "strict.toml"
+    strict.write_text(text + '\n[rule_thresholds]\n"GEN-UNCOALESCED-LOAD.ratio" = 3.0\n')
+    assert not run_rules(context_for(k, "powervr", load_target(strict)), only=["GEN-UNCOALESCED-LOAD"])
+    typo = tmp_path / "typo.toml"
+    typo.write_text(text + '\n[rule_thresholds]\n"GEN-UNCOALESCED-LOAD.ration" = 3.0\n')
+    with pytest.raises(TargetError, match="GEN-UNCOALESCED-LOAD.ratio"):
+        run_rules(context_for(k, "powervr", load_target(typo)))
 
 
 def _messy():
@@ -103,8 +108,10 @@ def test_output_is_deterministic_and_ordered():
     a = run_rules(context_for(_messy(), "powervr"))
     b = run_rules(context_for(_messy(), "powervr"))
     assert [f.to_dict() for f in a] == [f.to_dict() for f in b]
-    rank = {"high": 0, "medium": 1, "low": 2, "info": 3}
-    assert [rank[f.severity] for f in a] == sorted(rank[f.severity] for f in a)
+    gains = [f.estimated_gain_fraction or 0.0 for f in a if f.kind == "finding"]
+    assert gains == sorted(gains, reverse=True)
+    kinds = [f.kind for f in a]
+    assert kinds == sorted(kinds)            # findings first, then notes
     assert {"GEN-UNCOALESCED-LOAD", "GEN-INT-DIV", "GEN-DIVERGENCE", "PVR-WG-MULTIPLE"} <= {f.rule_id
             for f in a}
 
@@ -128,12 +135,15 @@ def test_unknown_rule_id_is_an_error():
         run_rules(context_for(_messy(), "powervr"), only=["NO-SUCH-RULE"])
 
 
-def test_fallback_model_agrees_with_the_replay_on_what_fires():
-    """Without an analysis result the rules run on their own simple model; on a plain kernel the
-    same rules fire and the per-site transaction counts match the replay's."""
-    ctx_fb, ctx_rp = context_for(_messy(), "powervr", replay=False), context_for(_messy(), "powervr")
-    assert ctx_fb.result is None and ctx_rp.result is not None
-    assert {f.rule_id for f in run_rules(ctx_fb)} == {f.rule_id for f in run_rules(ctx_rp)}
-    fb = ctx_fb.sites.set_index("site")["transactions"]
-    rp = ctx_rp.sites.set_index("site")["transactions"]
-    assert fb.loc[1] == rp.loc[1] == 960
+@pytest.mark.parametrize("rule_id", sorted(r.id for r in registry().values() if r.what_if))
+def test_rules_priced_by_replay_propose_their_change(rule_id):
+    """A rule that says its gain comes from a what-if replay hands the runner that change when it
+    fires (on its firing case, for its first vendor)."""
+    from rules_helpers import fired, get_target
+
+    vendors, fire, _ = ALL_CASES[rule_id]
+    vendor = vendors[0]
+    f = fired(fire(get_target(vendor)), vendor, rule_id)
+    rule = registry()[rule_id]
+    assert f is not None and f.change is not None, f"{rule_id} fired without a change to replay"
+    assert f.change.name == rule.what_if

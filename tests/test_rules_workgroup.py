@@ -129,11 +129,13 @@ def test_pack_barrier_fill_is_size_over_task():
 def test_few_waves_with_a_known_register_file():
     from dataclasses import replace
 
-    from analyzers.rules import build_context, run_rules
+    from rules_helpers import context_for
+
+    from analyzers.rules import run_rules
     t = get_target("adreno")
     t = replace(t, occupancy=replace(t.occupancy, registers_per_cu=t.simd.width * 64 * 8))
     many = simple(1024, t.simd.width, registers=t.occupancy.registers_per_cu // (2 * t.simd.width))
-    found = run_rules(build_context(many.trace(), t), only=["ADR-FEW-WAVES"])
+    found = run_rules(context_for(many, "adreno", t), only=["ADR-FEW-WAVES"])
     assert found and found[0].evidence["waves_by_registers"] == 2
     few = simple(1024, t.simd.width, registers=16)
-    assert not run_rules(build_context(few.trace(), t), only=["ADR-FEW-WAVES"])
+    assert not run_rules(context_for(few, "adreno", t), only=["ADR-FEW-WAVES"])

@@ -9,10 +9,10 @@ from exec_model_helpers import make_target
 
 from analyzers.geometry import LaunchGeometry
 from analyzers.simd import run_segments, wave_issues, wave_layout
-from tracekit import schema, store
-from tracekit.runs import expand_batches, expand_runs, has_runs, run_lengths
-from tracekit.trace import open_trace
-from tracekit.validate import validate
+from tracekit.formats import open_trace
+from tracekit.trace import schema, store
+from tracekit.trace.runs import expand_batches, expand_runs, has_runs, run_lengths
+from tracekit.trace.validate import validate
 
 
 def _instr(rows, with_items=True) -> pa.Table:

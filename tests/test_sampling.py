@@ -11,8 +11,8 @@ import pytest
 
 from analyzers.memory import replay_memory
 from analyzers.sampling import full_metrics, sample_launch, summarize_blocks, warmup_plan
+from tracekit.formats import open_trace
 from tracekit.targets import load_target
-from tracekit.trace import open_trace
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_traces"
 TARGETS = ("powervr-g6400", "intel-hd530", "adreno-640")
@@ -29,22 +29,32 @@ def test_estimates_within_five_percent_of_full_replay(warmup_bytes):
     The sample traces fit in the largest cache of these targets, so with the default warm-up
     (the largest level's capacity) the cold-start head covers whole launches; a one-block
     warm-up (``warmup_bytes=1``) makes the same traces exercise real sampling.  That short
-    warm-up holds here only because these traces write nothing back late; the 64-group
-    strided copy below is the counter-example (a trace like it added to sample_traces/ belongs
-    under the default warm-up only).
+    warm-up holds only for levels that see no late write-backs; the 64-group strided copy
+    below is the counter-example, and so is a level behind a write-back cache that receives
+    its evictions (Adreno 640's system cache behind its L2): those levels are checked under
+    the default warm-up only.  So are the image samples: behind the texture caches their L2
+    sees only texture misses, whose few hits are lines the row of work-groups above fetched,
+    further back than one block (the estimate of adreno-640's L2 hit rate of 0.10 for the
+    image resize is 0.095 after a one-block warm-up).
     """
     checked = sampled = 0
     for path in sorted(SAMPLES.glob("*.tkt")):
+        if warmup_bytes == 1 and path.name.endswith("_image.tkt"):
+            continue
         trace = open_trace(path)
         launch, size = _launch(trace)
         for name in TARGETS:
             t = load_target(name)
             levels = [c.name for c in t.caches]
-            full = full_metrics(replay_memory(trace, t, group_sizes={launch: size}), levels)
+            rep = replay_memory(trace, t, group_sizes={launch: size})
+            full = full_metrics(rep, levels)
+            late = {lv for i, lv in enumerate(levels) if i and t.caches[i - 1].write_policy == "write_back"
+                    and rep.caches[i]["store_hits"] + rep.caches[i]["store_misses"]}
             s = sample_launch(trace, t, launch, fraction=0.25, seed=1, group_size=size, resamples=200,
                               warmup_bytes=warmup_bytes)
             sampled += s.head_blocks + len(s.blocks_sampled) < s.blocks_total
-            for metric in ["transactions_per_request"] + [f"{lv}_hit_rate" for lv in levels]:
+            checked_levels = levels if warmup_bytes is None else [lv for lv in levels if lv not in late]
+            for metric in ["transactions_per_request"] + [f"{lv}_hit_rate" for lv in checked_levels]:
                 est, ref = s.estimate(metric), full[metric]
                 assert est == pytest.approx(ref, rel=0.05, abs=1e-9), (path.name, name, metric, est, ref)
                 checked += 1
@@ -88,8 +98,12 @@ def test_late_write_backs_of_a_long_stream(strided64, name):
                       sample_launch(trace, t, launch, fraction=0.25, seed=1, group_size=size, resamples=10,
                                     warmup=False)):
             assert abs(short.estimate("LLC_hit_rate") / full["LLC_hit_rate"] - 1) > 0.2
+    elif t.caches[-1].size_bytes >= 1 << 20:
+        # the 1 MiB stream fits the last level (Adreno 640's 2 MiB system cache): the capacity
+        # warm-up covers the whole launch, so the estimate is the replay itself
+        assert s.head_blocks == s.blocks_total and s.groups_replayed == 64
     else:
-        # 1 MiB of loads outgrows these targets' last levels: part of the launch is really sampled
+        # 1 MiB of loads outgrows the last level: part of the launch is really sampled
         assert s.head_blocks + len(s.blocks_sampled) < s.blocks_total and s.blocks_sampled
         assert s.groups_replayed < 64
 

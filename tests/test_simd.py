@@ -142,7 +142,7 @@ def test_without_instruction_counts_the_geometry_figure_is_used():
 
 def test_slot_minimum_leaves_half_a_slot_idle_for_two_item_groups():
     # With 4-lane slots (the smallest group the PowerVR guide packs), groups of 2 idle half their slot.
-    t = make_target(width=32, pack=16, extra={"pack_slot_min_items": 4})
+    t = make_target(width=32, pack=16, slot_min=4)
     lay = wave_layout(geo(2 * 64, 2), t)
     assert lay.packed and lay.groups_per_wave == 8 and lay.idle_lanes_per_group == 2
     assert lay.partial_wave_utilization == pytest.approx(0.5)

@@ -11,9 +11,10 @@ from conftest import access_pattern, launches_for, sites_for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tracekit import open_trace, schema
+from tracekit import open_trace
 from tracekit.errors import TraceFormatError
-from tracekit.store import TraceWriter, conform, write_trace
+from tracekit.trace import schema
+from tracekit.trace.store import TraceWriter, conform, write_trace
 
 
 @st.composite

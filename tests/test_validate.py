@@ -8,10 +8,10 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import access_pattern, launches_for, sites_for
 
-from tracekit import schema
-from tracekit.store import conform, write_trace
-from tracekit.trace import Trace
-from tracekit.validate import validate
+from tracekit.trace import schema
+from tracekit.trace.reader import Trace
+from tracekit.trace.store import conform, write_trace
+from tracekit.trace.validate import validate
 
 
 def _with(acc: pa.Table, column: str, rows: list[int], value, typ=None) -> pa.Table:

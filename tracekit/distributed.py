@@ -19,90 +19,24 @@ how large the difference is on the sample traces.  The execution models and the
 verdict then run once per launch on the summed memory results.
 
 Workers open the trace themselves (from the path), and with a trace partitioned
-by launch (:mod:`tracekit.partition`) each reads only its launch's files.
+by launch (:mod:`tracekit.trace.partition`) each reads only its launch's files.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Sequence
-from functools import cached_property
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import TracekitError
-from .trace import Trace, open_trace
+from tracekit.errors import TracekitError
+from tracekit.formats import open_trace
+from tracekit.trace.reader import Trace
+from tracekit.trace.views import launch_groups, launch_view
 
 SHARDS = ("launch", "compute_unit")
-
-
-# -- a trace restricted to some launches ---------------------------------------------
-
-class LaunchView(Trace):
-    """The rows of some launches of a trace; everything else is the trace's own.
-
-    ``groups`` (optional) further keeps only those work-group ids of the accesses
-    and instructions (compute-unit shards).
-    """
-
-    def iter_batches(self, table: str = "accesses", *, columns=None, launches=None, **kwargs):
-        keep = self._keep if launches is None else sorted(set(self._keep) & {int(x) for x in launches})
-        if table not in ("accesses", "instructions"):
-            yield from Trace.iter_batches(self, table, columns=columns, **kwargs)
-            return
-        groups = self._groups
-        cols = columns
-        if groups is not None and columns is not None and "group" not in columns:
-            cols = [*columns, "group"]
-        for b in Trace.iter_batches(self._base, table, columns=cols, launches=keep, **kwargs):
-            if groups is not None:
-                b = b.filter(pc.is_in(b.column("group"), groups))
-                if cols is not columns:
-                    b = b.select(columns)
-            if b.num_rows:
-                yield b
-
-    def launch_ids(self, table: str = "accesses") -> set[int]:
-        """The kept launches that have rows here (group filters make statistics unusable)."""
-        out: set[int] = set()
-        for b in self.iter_batches(table, columns=["launch"], runs=True):
-            out.update(pc.unique(b.column(0)).to_pylist())
-        return out
-
-    @property
-    def launches(self) -> pa.Table:
-        t = self._base.launches
-        return t.filter(pc.is_in(t["launch"], pa.array(self._keep, pa.int32())))
-
-    @cached_property
-    def instructions(self) -> pa.Table:
-        from . import schema
-        batches = list(self.iter_batches("instructions"))
-        return pa.Table.from_batches(batches) if batches else schema.empty("instructions")
-
-    @property
-    def accesses(self) -> pa.Table:
-        from . import schema
-        batches = list(self.iter_batches("accesses"))
-        return pa.Table.from_batches(batches) if batches else schema.empty("accesses")
-
-    @property
-    def num_accesses(self) -> int:
-        return sum(b.num_rows for b in self.iter_batches("accesses", columns=["launch"]))
-
-
-def launch_view(trace: Trace, launches: Iterable[int], groups: Sequence[int] | None = None) -> LaunchView:
-    """``trace`` seen through :class:`LaunchView` (same path, so results name the same trace)."""
-    view = LaunchView.__new__(LaunchView)
-    view.__dict__.update({k: v for k, v in trace.__dict__.items() if k != "instructions"})
-    view._base = trace
-    view._keep = sorted({int(x) for x in launches})
-    view._groups = None if groups is None else pa.array(np.asarray(groups, np.int64))
-    return view
 
 
 # -- worker side ----------------------------------------------------------------------
@@ -123,17 +57,9 @@ def analyze_launch_task(path: str, target, launch: int):
     return analyze(launch_view(_trace(path), [launch]), target)
 
 
-def launch_groups(trace: Trace | str, launch: int) -> np.ndarray:
-    """The work-group ids of ``launch`` in stored (= execution rank) order."""
-    trace = _trace(trace) if isinstance(trace, str) else trace
-    out = []
-    for b in trace.iter_batches("accesses", columns=["group"], launches=[launch]):
-        g = b.column(0).to_numpy()
-        out.append(g[np.concatenate([[True], g[1:] != g[:-1]])])
-    if not out:
-        return np.zeros(0, np.int64)
-    g = np.concatenate(out)
-    return g[np.concatenate([[True], g[1:] != g[:-1]])]
+def _launch_groups_task(path: str, launch: int) -> np.ndarray:
+    """Worker task: the work-group ids of one launch, in execution order."""
+    return launch_groups(_trace(path), launch)
 
 
 def unit_target(target, units: int):
@@ -165,16 +91,22 @@ def unit_shards(groups: np.ndarray, compute_units: int, pack: int) -> list[np.nd
 def merge_replays(parts, target):
     """Sum the memory replays of one launch's compute units into one MemoryReplay."""
     from analyzers.memory import MemoryReplay
+    from analyzers.patterns import merge_patterns
+    from analyzers.texture_replay import SITE_SUMS as TEXTURE_SUMS
+    from analyzers.texture_replay import add_rates
     parts = [p for p in parts if p is not None and p.accesses]
     if not parts:
         return None
     sites = pd.concat([p.per_site for p in parts], ignore_index=True)
     keys = ["kernel", "launch", "site", "space", "op"]
     sums = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved", "local_cycles"]
+    sums += [c for c in TEXTURE_SUMS if c in sites.columns]  # the texture path's counts add up too
+    extra = {"row_pitch_bytes": ("row_pitch_bytes", "max")} if "row_pitch_bytes" in sites.columns else {}
     sites = sites.assign(_deg=sites["conflict_degree_mean"].fillna(0) * sites["requests"])
     agg = sites.groupby(keys, sort=True).agg(
         **{c: (c, "sum") for c in sums}, _deg=("_deg", "sum"),
-        conflict_degree_max=("conflict_degree_max", "max")).reset_index()
+        conflict_degree_max=("conflict_degree_max", "max"), **extra).reset_index()
+    agg = add_rates(agg)
     req = agg["requests"].where(agg["requests"] > 0)
     agg["transactions_per_request"] = agg["transactions"] / req
     local = agg["space"] == "local"
@@ -193,11 +125,20 @@ def merge_replays(parts, target):
     if len(degrees):
         degrees = degrees.groupby(["launch", "site", "conflict_degree"], sort=True)["requests"].sum()
         degrees = degrees.reset_index()
+    texture = []
+    for i, lv in enumerate(parts[0].texture_caches):
+        hits = sum(p.texture_caches[i]["hits"] for p in parts)
+        misses = sum(p.texture_caches[i]["misses"] for p in parts)
+        texture.append({"level": lv["level"], "scope": lv["scope"], "hits": hits, "misses": misses,
+                        "hit_rate": hits / (hits + misses) if hits + misses else 0.0})
+    launches = sorted({k for p in parts for k in p.patterns})
+    patterns = {k: merge_patterns([p.patterns.get(k) for p in parts]) for k in launches}
     return MemoryReplay(
         target=target.name, accesses=sum(p.accesses for p in parts), per_site=agg,
         per_launch=pd.DataFrame(), caches=caches,
         dram_bytes_read=sum(p.dram_bytes_read for p in parts),
-        dram_bytes_written=sum(p.dram_bytes_written for p in parts), conflict_degrees=degrees)
+        dram_bytes_written=sum(p.dram_bytes_written for p in parts), conflict_degrees=degrees,
+        texture_caches=texture, patterns=patterns)
 
 
 # -- client side ----------------------------------------------------------------------
@@ -222,7 +163,7 @@ def analyze_distributed(trace_path, targets, *, workers: int | None = None, sche
     ``progress`` (a :class:`tracekit.progress.Progress`) advances by each
     finished task's accesses.
     """
-    from analyzers.analyze import _resolve_target
+    from analyzers.analyze import resolve_target
 
     if shard not in SHARDS:
         raise TracekitError(f"unknown shard '{shard}' (expected one of: {', '.join(SHARDS)})")
@@ -230,7 +171,7 @@ def analyze_distributed(trace_path, targets, *, workers: int | None = None, sche
         raise TracekitError("give workers=N (a local Dask cluster) or scheduler=ADDRESS")
     path = str(trace_path)
     trace = open_trace(path)
-    targets = [_resolve_target(t) for t in targets]
+    targets = [resolve_target(t) for t in targets]
     own, cluster = (None, None) if client is not None else _client(workers, scheduler)
     client = client or own
     try:
@@ -298,7 +239,7 @@ def _by_unit(client, path, trace, targets, progress):
 
     geos, warnings = launch_geometries(trace)
     sizes = {g.launch: g.work_group_size for g in geos}
-    groups = {g.launch: client.submit(launch_groups, path, g.launch, pure=False) for g in geos}
+    groups = {g.launch: client.submit(_launch_groups_task, path, g.launch, pure=False) for g in geos}
     groups = {k: f.result() for k, f in groups.items()}
     futures = {}
     # the machine code of each launch per target (Intel targets replay at the compiler's SIMD width)
@@ -328,7 +269,7 @@ def _by_unit(client, path, trace, targets, progress):
         for g in geos:
             replayed = launch_target(target, code[ti][g.launch])
             merged = merge_replays(parts.get((ti, g.launch), []), replayed)
-            mem = launch_memory(merged, replayed, g.sample_scale) if merged is not None else None
+            mem = launch_memory(merged, replayed, g.sample_scale, g.launch) if merged is not None else None
             rows = trace.iter_batches("instructions", launches=[g.launch], runs=True)
             launches.append(analyze_launch(g, target, rows, mem, site_table, code[ti][g.launch]))
         out.append(AnalysisResult(path, target, launches, list(warnings)))

@@ -17,7 +17,7 @@ import sys
 import time
 from typing import TextIO
 
-from .trace import Trace
+from tracekit.trace.reader import Trace
 
 
 class Progress:

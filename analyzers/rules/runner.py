@@ -1,4 +1,4 @@
-"""Run the registered rules over contexts and collect findings in a stable order."""
+"""Run the registered rules over analysis results and collect findings in a stable order."""
 
 from __future__ import annotations
 
@@ -7,12 +7,13 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from .base import SEVERITIES, Finding, registry
-from .context import RuleContext
+from analyzers.rules.facts import Facts, facts_for
+from analyzers.rules.rule import Finding, overrides, registry, severity_of
+from tracekit.errors import TargetError
 
-_SEV_RANK = {s: i for i, s in enumerate(SEVERITIES)}
-FINDING_COLUMNS = ["target", "kernel", "launch", "severity", "rule_id", "title", "estimated_gain_s",
-                   "estimated_gain_fraction", "sites", "evidence", "fix", "citation"]
+FINDING_COLUMNS = ["target", "kernel", "launch", "severity", "kind", "rule_id", "title", "estimated_gain_s",
+                   "estimated_gain_fraction", "gain_method", "sites", "evidence", "fix", "citation",
+                   "what_if"]
 
 
 def _clean(v):
@@ -30,14 +31,45 @@ def _clean(v):
     return v
 
 
-def run_rules(context: RuleContext | Iterable[RuleContext], *, only: Iterable[str]
-        | None = None) -> list[Finding]:
-    """Findings of every rule that applies to each context's target, in a deterministic order.
+def launch_facts(results) -> list[Facts]:
+    """:class:`Facts` of every launch that ran, from an ``AnalysisResult``, several, or Facts."""
+    if isinstance(results, Facts):
+        return [results]
+    if hasattr(results, "launches") and hasattr(results, "target"):
+        results = [results]
+    out: list[Facts] = []
+    for r in results:
+        if isinstance(r, Facts):
+            out.append(r)
+            continue
+        for lr in sorted(r.launches, key=lambda x: x.launch):
+            f = facts_for(lr, r.target)
+            if f is not None:
+                out.append(f)
+    return out
 
-    Order: target, kernel, launch, then severity (high first), estimated gain (largest
-    first, unknown last) and rule id.  ``only`` restricts the run to the given rule ids.
+
+def check_overrides(target) -> None:
+    """Every ``rule_thresholds`` key of a target names a rule and one of its thresholds."""
+    rules = registry()
+    for key in overrides(target):
+        rid, _, name = key.partition(".")
+        rule = rules.get(rid)
+        if rule is None or name not in rule.thresholds:
+            known = ", ".join(f"{rid}.{n}" for n in rule.thresholds) if rule else "see docs/rules.md"
+            raise TargetError(f"rule_thresholds: '{key}' names no threshold of a rule (known for this "
+                              f"rule: {known or 'none'})", path=getattr(target, "name", None))
+
+
+def run_rules(results, *, only: Iterable[str] | None = None) -> list[Finding]:
+    """Findings of every rule that applies to each launch's target, in a deterministic order.
+
+    ``results``: an :class:`~analyzers.analyze.AnalysisResult`, a list of them, or
+    :class:`Facts`.  Gains here are the rules' own estimates from the analysis' terms;
+    :func:`analyzers.rules.gains.price_by_replay` replaces them, for fixes a replay can
+    apply, by the what-if replay's.  Order: :func:`checklist_order`.  ``only`` restricts
+    the run to the given rule ids.
     """
-    contexts = [context] if isinstance(context, RuleContext) else list(context)
     rules = sorted(registry().values(), key=lambda r: r.id)
     if only is not None:
         wanted = set(only)
@@ -46,30 +78,40 @@ def run_rules(context: RuleContext | Iterable[RuleContext], *, only: Iterable[st
             raise KeyError(f"unknown rule id(s): {', '.join(sorted(unknown))}")
         rules = [r for r in rules if r.id in wanted]
     out: list[Finding] = []
-    for ctx in contexts:
-        total = float(ctx.times.get("total_s", 0.0) or 0.0)
+    checked = set()
+    for f in launch_facts(results):
+        if id(f.target) not in checked:
+            check_overrides(f.target)
+            checked.add(id(f.target))
+        total = f.times["total_s"]
         for r in rules:
-            if not r.applies_to(ctx.target):
+            if not r.applies_to(f.target):
                 continue
-            hit = r.check(ctx)
+            hit = r.check(f, r.limits(f.target))
             if hit is None:
                 continue
             lines, seen = [], set()
             for s in hit.sites:
-                ln = ctx.line(s)
-                if ln not in seen:
+                ln = f.line(s)
+                if ln not in seen and ln[1] > 0:     # a site without a source line names nothing
                     seen.add(ln)
                     lines.append(ln)
             gain = None if hit.gain_s is None else float(f"{max(0.0, hit.gain_s):.6g}")
             frac = None if gain is None or not total else float(f"{min(1.0, gain / total):.6g}")
             out.append(Finding(
-                rule_id=r.id, title=r.title, severity=hit.severity or r.severity, target=ctx.target.name,
-                kernel=ctx.launch.kernel, launch=ctx.launch.launch, evidence=_clean(hit.evidence),
-                sites=tuple(lines), fix=r.fix, citation=str(r.citation_for(ctx.target)),
-                estimated_gain_s=gain, estimated_gain_fraction=frac))
-    out.sort(key=lambda f: (f.target, f.kernel, f.launch, _SEV_RANK[f.severity],
-                            -(f.estimated_gain_s if f.estimated_gain_s is not None else -1.0), f.rule_id))
-    return out
+                rule_id=r.id, title=r.title, severity=severity_of(frac), target=f.target.name,
+                kernel=f.launch.kernel, launch=f.launch.launch, evidence=_clean(hit.evidence),
+                sites=tuple(lines), fix=r.fix, citation=str(r.citation_for(f.target)),
+                estimated_gain_s=gain, estimated_gain_fraction=frac,
+                gain_method=None if gain is None else "model", change=hit.change))
+    return checklist_order(out)
+
+
+def checklist_order(findings: Iterable[Finding]) -> list[Finding]:
+    """Target, kernel, launch; then findings before notes, largest estimated gain first, rule id."""
+    return sorted(findings, key=lambda x: (x.target, x.kernel, x.launch, x.kind == "note",
+                                           -(x.estimated_gain_s if x.estimated_gain_s is not None else -1.0),
+                                           x.rule_id))
 
 
 def findings_frame(findings: Iterable[Finding]) -> pd.DataFrame:

@@ -10,7 +10,7 @@ listing (:mod:`.listing`, :mod:`.classes`), ties it together per kernel
 
 from __future__ import annotations
 
-from .compile import KernelISA, compile_source
-from .tools import IsaCompileError, tools_available
+from tracekit.isa.compile import KernelISA, compile_source
+from tracekit.isa.tools import IsaCompileError, tools_available
 
 __all__ = ["IsaCompileError", "KernelISA", "compile_source", "tools_available"]

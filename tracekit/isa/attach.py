@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..errors import MissingToolError, TracekitError
-from .compile import KernelISA, compile_source
-from .table import merge, to_table
-from .tools import IsaCompileError
+from tracekit.errors import MissingToolError, TracekitError
+from tracekit.isa.compile import KernelISA, compile_source
+from tracekit.isa.table import merge, to_table
+from tracekit.isa.tools import IsaCompileError
 
 
 @dataclass
@@ -36,7 +36,7 @@ class IsaBuild:
 
 def isa_targets(names=None) -> list:
     """Targets with an ``[isa]`` section: those named (names or paths), or every shipped one."""
-    from ..targets import list_targets, load_target
+    from tracekit.targets import list_targets, load_target
     if names:
         loaded = [load_target(n) for n in names]
         plain = [t.name for t in loaded if t.isa is None]
@@ -108,7 +108,7 @@ def build_for_trace(trace, targets=None, *, source_path: str | os.PathLike | Non
 
 def store_machine_code(trace, table: pa.Table) -> Path:
     """Add ``table`` to the trace on disk (rows for the same device, kernel and options are replaced)."""
-    from ..store import TraceWriter, write_machine_code_file
+    from tracekit.trace.store import TraceWriter, write_machine_code_file
     merged = merge(trace.machine_code, table)
     path = Path(trace.path)
     if trace.layout == "tkt":
@@ -129,7 +129,7 @@ def store_machine_code(trace, table: pa.Table) -> Path:
 
 def attach(trace_path: str | os.PathLike, targets=None, *, source_path=None, strict: bool = True) -> IsaBuild:
     """Build the trace's kernels for the Intel targets and store the result in the trace."""
-    from ..trace import open_trace
+    from tracekit.formats import open_trace
     trace = open_trace(trace_path)
     build = build_for_trace(trace, targets, source_path=source_path, strict=strict)
     if build.kernels:

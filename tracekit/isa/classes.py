@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from .listing import GRF_BYTES, ParsedInstruction
+from tracekit.isa.listing import GRF_BYTES, ParsedInstruction
 
 FLOAT_TYPES = {"f": "fp32", "hf": "fp16", "bf": "fp16", "df": "fp64"}
 INT64_TYPES = {"q", "uq"}

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import tools
-from .classes import classify, logical_weight
-from .debuglines import KernelLines, read_debug_lines
-from .listing import parse_listing
-from .zebin import read_zebin
+from tracekit.isa import tools
+from tracekit.isa.classes import classify, logical_weight
+from tracekit.isa.debuglines import KernelLines, read_debug_lines
+from tracekit.isa.listing import parse_listing
+from tracekit.isa.zebin import read_zebin
 
 #: Columns of :attr:`KernelISA.instructions`, one row per machine instruction.
 INSTRUCTION_COLUMNS = ("pc", "block", "op", "function", "exec_size", "channel_offset", "write_enable",

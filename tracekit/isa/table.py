@@ -10,8 +10,8 @@ from __future__ import annotations
 import pandas as pd
 import pyarrow as pa
 
-from .. import schema
-from .compile import INSTRUCTION_COLUMNS, KernelISA
+from tracekit.isa.compile import INSTRUCTION_COLUMNS, KernelISA
+from tracekit.trace import schema
 
 _SCALARS = ("device", "target", "kernel", "build_options", "compiler", "simd_width", "grf_count", "grf_used",
             "slm_bytes", "barrier_count", "scratch_bytes", "private_memory", "line_mapping")
@@ -24,7 +24,7 @@ def _instruction_records(frame: pd.DataFrame) -> list[dict]:
 
 
 def to_table(kernels: list[KernelISA]) -> pa.Table:
-    """A ``machine_code`` table (schema :data:`tracekit.schema.MACHINE_CODE`) of ``kernels``."""
+    """A ``machine_code`` table (schema :data:`tracekit.trace.schema.MACHINE_CODE`) of ``kernels``."""
     rows = []
     for k in kernels:
         row = {name: getattr(k, name) for name in _SCALARS}

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ..errors import MissingToolError, TracekitError
+from tracekit.errors import MissingToolError, TracekitError
 
 DEBS = "intel-opencl-icd libigc-tools"
 #: Seconds one compile or disassembly may take before it is called stuck.

@@ -17,7 +17,7 @@ import yaml
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
-from ..errors import TracekitError
+from tracekit.errors import TracekitError
 
 TEXT_PREFIX = ".text."
 

@@ -4,11 +4,11 @@
 printing; :func:`process_trace` is the single call into the analysis pipeline.
 """
 
-from .config import Job, JobsFile, JobsFileError, load_jobs
-from .ledger import SCHEMA_VERSION, Ledger, LedgerError
-from .lock import LedgerBusyError, RunLock
-from .pipeline import TraceOutcome, process_trace
-from .runner import RunSummary, run_jobs
+from tracekit.jobs.config import Job, JobsFile, JobsFileError, load_jobs
+from tracekit.jobs.ledger import SCHEMA_VERSION, Ledger, LedgerError
+from tracekit.jobs.lock import LedgerBusyError, RunLock
+from tracekit.jobs.process import TraceOutcome, process_trace
+from tracekit.jobs.runner import RunSummary, run_jobs
 
 __all__ = ["SCHEMA_VERSION", "Job", "JobsFile", "JobsFileError", "Ledger", "LedgerBusyError", "LedgerError",
            "RunLock", "RunSummary", "TraceOutcome", "load_jobs", "process_trace", "run_jobs"]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import tomllib
 
-from ..errors import TracekitError
+from tracekit.errors import TracekitError
 
 FORMATS = ("json", "html", "pdf")
 DEFAULT_LEDGER = "tracekit-ledger.sqlite"
@@ -186,7 +186,7 @@ def _type_name(t) -> str:
 
 
 def _parse_job(name: str, table, base: Path, fail, check_targets: bool) -> Job:
-    from .metrics import KEY_METRICS
+    from tracekit.jobs.metrics import KEY_METRICS
 
     if not isinstance(table, dict):
         raise fail(f"job '{name}' must be a table ([jobs.{name}])", "jobs", name)
@@ -246,7 +246,7 @@ def _parse_job(name: str, table, base: Path, fail, check_targets: bool) -> Job:
 
 def resolve_target(spec: str, base: Path):
     """A target by shipped name, or by a TOML path relative to the jobs file."""
-    from ..targets import load_target
+    from tracekit.targets import load_target
 
     if spec.endswith(".toml") or "/" in spec:
         return load_target(str(base / spec))

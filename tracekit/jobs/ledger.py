@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import TracekitError
+from tracekit.errors import TracekitError
 
 SCHEMA_VERSION = 1
 

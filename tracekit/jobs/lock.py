@@ -13,7 +13,7 @@ import os
 import time
 from pathlib import Path
 
-from ..errors import TracekitError
+from tracekit.errors import TracekitError
 
 
 class LedgerBusyError(TracekitError):

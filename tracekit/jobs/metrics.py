@@ -9,10 +9,7 @@ a reader can find the same number in a report and in the ledger.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
-
-from ..report.inputs import num as as_float  # noqa: F401  (re-exported for the runner)
 
 
 @dataclass(frozen=True)
@@ -32,15 +29,15 @@ KEY_METRICS: dict[str, KeyMetric] = {m.name: m for m in (
 )}
 
 
-def dig(d, dotted: str):
-    cur = d
-    for part in dotted.split("."):
-        if not isinstance(cur, Mapping) or part not in cur:
-            return None
-        cur = cur[part]
-    return cur
-
-
+def as_float(value) -> float | None:
+    """A finite number from the ledger's stored JSON, or None (missing, null, not a number)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return out if math.isfinite(out) else None
 
 
 def regression(metric: KeyMetric, baseline: float, value: float, threshold: float) -> float | None:

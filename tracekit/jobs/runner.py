@@ -27,14 +27,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import __version__
-from ..errors import TracekitError
-from .config import Job, JobsFile, resolve_target
-from .fingerprint import config_hash, trace_hash
-from .ledger import Ledger, ResultRow
-from .lock import RunLock
-from .metrics import KEY_METRICS, as_float, regression
-from .pipeline import PART_MARK, process_trace
+from tracekit import __version__
+from tracekit.errors import TracekitError
+from tracekit.files import PART_MARK
+from tracekit.jobs.config import Job, JobsFile, resolve_target
+from tracekit.jobs.fingerprint import config_hash, trace_hash
+from tracekit.jobs.ledger import Ledger, ResultRow
+from tracekit.jobs.lock import RunLock
+from tracekit.jobs.metrics import KEY_METRICS, as_float, regression
+from tracekit.jobs.process import process_trace
 
 EXIT_OK, EXIT_REGRESSION, EXIT_FAILED = 0, 3, 5
 #: Crash-test hook: ``after-report:SECONDS`` or ``after-commit:SECONDS`` makes the

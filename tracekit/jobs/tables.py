@@ -35,14 +35,5 @@ def show_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[objec
         print("(none)", file=file)
 
 
-def fmt_time(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
-        if abs(seconds) >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds:.3g} s"
-
-
 def fmt_change(change: float) -> str:
     return "new" if change == float("inf") else f"+{change * 100:.1f}%"

@@ -11,9 +11,9 @@ Parquet while the program runs.  docs/recording.md is the user's guide.
 
 from __future__ import annotations
 
-from .kernel import record_kernel
-from .layout import DeviceLayout
-from .runner import RecordResult, run_recording
+from tracekit.recorder.kernel import record_kernel
+from tracekit.recorder.layout import DeviceLayout
+from tracekit.recorder.runner import RecordResult, run_recording
 
 
 def record_command(command: list[str], out, **options) -> RecordResult:
@@ -23,7 +23,7 @@ def record_command(command: list[str], out, **options) -> RecordResult:
     (``sample``, ``alignment``, ``heap_base``, ``echo``).
     """
     if not command:
-        from ..errors import RecordError
+        from tracekit.errors import RecordError
         raise RecordError("give the host program to run after --, e.g. -- python host.py")
     return run_recording(list(command), out, **options)
 

@@ -2,7 +2,7 @@
 
 Group blocks are collected until about 128K rows are pending, then
 converted together with numpy (device addresses, per-item ``seq``, dictionary
-columns) and handed to :class:`~tracekit.store.TraceWriter`.  The plugin
+columns) and handed to :class:`~tracekit.trace.store.TraceWriter`.  The plugin
 already writes groups in increasing index and accesses item by item, so no
 sorting is needed: the output is in canonical (launch, group, item, seq) order.
 """
@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .. import schema
-from ..store import TraceWriter
-from . import stream
-from .layout import DeviceLayout
+from tracekit.recorder import stream
+from tracekit.recorder.convert_images import ImageColumns, image_arguments, image_call_lanes
+from tracekit.recorder.layout import DeviceLayout
+from tracekit.trace import schema
+from tracekit.trace.store import TraceWriter
 
 #: The plugin's space and op codes (stream.h) are positions in these lists, so an
 #: access's ``kind`` byte holds both dictionary indices (tests/test_record.py checks).
@@ -44,6 +45,7 @@ class LaunchState:
     opclasses: pa.Array
     layout: dict
     vector_sites: bool = False
+    images: ImageColumns | None = None  # the launch's image arguments, if it has any
     kernel_dictionary: pa.Array | None = None
     end: dict | None = None
     diagnostics: list[str] = field(default_factory=list)
@@ -121,12 +123,14 @@ class Converter:
         args = np.full(len(base), -1, dtype=np.int32)
         for handle, (idx, _name) in arg_of.items():
             args[handle] = idx
+        images = image_arguments(info["args"])
         state = LaunchState(
             launch=launch, kernel=kernel, info=info, base_slots=base, arg_slots=args,
             site_opclass=np.array([lookup[c] for c in sites["opclass"]], dtype=np.int32),
-            site_lanes=np.array(sites["lanes"], dtype=np.int64),
+            site_lanes=image_call_lanes(sites["opcode"], sites["lanes"]),
             opclasses=pa.array(names, pa.string()), layout=self.layout.describe(arg_of),
-            vector_sites=any(n != 1 for n in sites["lanes"]),
+            vector_sites=bool((image_call_lanes(sites["opcode"], sites["lanes"]) != 1).any()),
+            images=ImageColumns(images) if images else None,
             kernel_dictionary=pa.array([kernel], pa.string()))
         self.launches.append(state)
         self.current = state
@@ -212,6 +216,11 @@ class Converter:
         # buffers) lands on the extra last slot, base 0 and no argument.
         nb = len(st.base_slots) - 1
         slot = out.take("slot", np.intp, n)
+        image_cols = None
+        if st.images is not None:  # image rows carry their sampler above the buffer number
+            is_image = (kind & 7) == stream.SPACE_IMAGE
+            image_cols = st.images.columns(offset, buf, size, is_image)
+            buf = np.where(is_image, buf & 0xFFFF, buf)
         np.minimum(buf, nb, out=slot, casting="unsafe")
         address = np.take(st.base_slots, slot, out=out.take("address", np.uint64, n), mode="clip")
         address += offset
@@ -221,8 +230,8 @@ class Converter:
             st.unmapped += unplaced - int(np.count_nonzero(buf == stream.LAYOUT32))
         seq = out.take("seq", np.int64, n)
         seq[:] = b.seq
-        space = np.bitwise_and(kind, 3, out=out.take("space", np.int32, n), casting="unsafe")
-        op = np.right_shift(kind, 2, out=out.take("op", np.int32, n), casting="unsafe")
+        space = np.bitwise_and(kind, 7, out=out.take("space", np.int32, n), casting="unsafe")
+        op = np.right_shift(kind, stream.KIND_OP_SHIFT, out=out.take("op", np.int32, n), casting="unsafe")
         cols = self._common(st, group, item, site)
         cols.update(
             seq=pa.array(seq),
@@ -232,6 +241,9 @@ class Converter:
             size=pa.array(size),
             buffer=_nullable_int32(arg) if n and arg.min() < 0 else pa.array(arg),
         )
+        if image_cols is not None:
+            cols.update(image_cols)
+            return pa.RecordBatch.from_pydict(cols, schema=schema.ACCESSES_WITH_IMAGES)
         return pa.RecordBatch.from_pydict(cols, schema=schema.ACCESSES)
 
     def _instructions(self, st: LaunchState, b: stream.GroupBlock, group: np.ndarray) -> pa.RecordBatch:
@@ -276,6 +288,9 @@ class Converter:
             "work_dim": info["work_dim"], "num_groups": info["num_groups"],
             "global_offset": info["global_offset"], "args": info["args"],
         }
+        if st.images is not None:
+            bases = {b["arg"]: b["base"] for b in st.layout["global_buffers"] if "arg" in b}
+            meta["images"] = [i.describe(bases.get(i.arg)) for i in st.images.images]
         if host_exit_code is not None:
             meta["host_exit_code"] = host_exit_code
         meta.update(extra)

@@ -12,11 +12,11 @@ import shlex
 import tempfile
 from pathlib import Path
 
-from ..errors import RecordError
-from . import toolchain
-from .argspec import ArgValue, parse_arg
-from .layout import DEFAULT_ALIGNMENT, DEFAULT_HEAP_BASE
-from .runner import RecordResult, run_recording
+from tracekit.errors import RecordError
+from tracekit.recorder import toolchain
+from tracekit.recorder.argspec import ArgValue, parse_arg
+from tracekit.recorder.layout import DEFAULT_ALIGNMENT, DEFAULT_HEAP_BASE
+from tracekit.recorder.runner import RecordResult, run_recording
 
 #: Oclgrind always compiles with debug info and rejects clang's -g; drop it.
 _DROPPED_OPTIONS = ("-g",)
@@ -53,6 +53,18 @@ def write_description(tmp: Path, source: Path, kernel: str, options: str, global
             lines.append(f"arg local {a.nbytes}")
         elif a.kind == "scalar":
             lines.append(f"arg scalar {a.type} {a.nbytes} {a.data.tobytes().hex()}")
+        elif a.kind == "sampler":
+            addressing, filt, coords = a.type.split(",")
+            lines.append(f"arg sampler {addressing} {filt} {coords}")
+        elif a.kind == "image":
+            path = "-"
+            if a.data is not None:
+                p = tmp / f"arg{i}.bin"
+                p.write_bytes(a.data.tobytes())
+                path = str(p)
+            order, ctype = a.type.split(":")
+            w, h, d = a.image_dims
+            lines.append(f"arg image {order} {ctype} {a.image_type} {w} {h} {d} {a.nbytes} {path}")
         else:
             path = "-"
             if a.data is not None:

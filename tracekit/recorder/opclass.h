@@ -49,6 +49,16 @@ inline std::string fpPrefix(const llvm::Type* type)
   return "fp32";
 }
 
+// The conformant fma() builtin: its own class for single precision, because
+// some targets emulate the correctly rounded operation in software (the Adreno
+// guide's Table 8-1); targets that do not price math_fma run it as fp32_fma.
+// Half and double keep their precision's fma class.
+inline std::string fmaClass(const llvm::Type* type)
+{
+  std::string prefix = fpPrefix(type);
+  return prefix == "fp32" ? std::string("math_fma") : prefix + "_fma";
+}
+
 inline bool is64(const llvm::Type* type)
 {
   const llvm::Type* s = type->getScalarType();
@@ -88,8 +98,10 @@ inline std::string classifyCall(const llvm::CallInst* call, unsigned& lanes)
   {
     std::string base = symbol.substr(5);
     base = base.substr(0, base.find('.'));
-    if (base == "fmuladd" || base == "fma")
+    if (base == "fmuladd")  // a*b+c the compiler may contract
       return fpPrefix(call->getType()) + "_fma";
+    if (base == "fma")
+      return fmaClass(call->getType());
     if (base == "memcpy" || base == "memset" || base == "memmove" || base == "lifetime" ||
         base == "dbg" || base == "assume")
       return "other";
@@ -106,8 +118,10 @@ inline std::string classifyCall(const llvm::CallInst* call, unsigned& lanes)
     return "other";  // work-item functions: ids and sizes
   if (startsWith(name, "atomic_") || startsWith(name, "atom_"))
     return "atomic";
-  if (name == "fma" || name == "mad")
+  if (name == "mad")  // precision left to the implementation: the hardware multiply-add
     return fpPrefix(call->getType()) + "_fma";
+  if (name == "fma")
+    return fmaClass(call->getType());
   if (name == "mad24" || name == "mul24" || name == "mul_hi" || name == "mad_hi")
     return "int_mul";
   if (startsWith(name, "vload") || startsWith(name, "read_image"))

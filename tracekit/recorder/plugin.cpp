@@ -43,6 +43,7 @@
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Module.h"
 
+#include "image.h"
 #include "opclass.h"
 #include "sampler.h"
 #include "sitemap.h"
@@ -241,6 +242,11 @@ struct alignas(128) ThreadState  // aligned: threads never share a cache line of
   uint64_t offsetMask = 0;
   std::unordered_map<const Memory*, SpaceLayout> layouts;
   DoneGroup* freeNodes = nullptr;  // this thread's share of emptied hand-over nodes
+  // The image call being executed (work-item, site, earlier executions of the site)
+  // and the texels it has read so far, at most the 2 x 2 x 2 of a 3-D linear filter.
+  const ItemState* imgItem = nullptr;
+  uint32_t imgSite = 0, imgCall = 0, imgSampler = 0, imgTexels = 0;
+  uint64_t texels[8];
 };
 // Per-thread state lives behind a plain (constant-initialised) thread_local
 // pointer: a thread_local object with a constructor would make every access on
@@ -368,7 +374,8 @@ private:
   ByteSink m_out;
   Sampler m_sampler;
   SiteMap m_sites;
-  std::vector<uint8_t> m_siteSpace;
+  std::vector<uint8_t> m_siteSpace;  // address space, or SITE_IMAGE_READ/WRITE (image.h)
+  std::vector<ImageArg> m_images;     // the launch's image arguments
   std::vector<uint8_t> m_siteCounted;
   int32_t m_launch = -1;
   bool m_active = false;
@@ -437,6 +444,8 @@ private:
   }
 
   void access(const Memory* m, const WorkItem* wi, size_t addr, size_t size, uint8_t op);
+  bool imageTexel(ThreadState* t, const ItemState* st, const WorkItem* wi, uint32_t site, uint8_t kind,
+                  size_t buf, uint64_t& offset, size_t& size, uint32_t& buffer);
   void startThreadLaunch();
   void emitBatchLocked();
   void drainLocked(bool all);
@@ -517,10 +526,18 @@ void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t s
   uint8_t space;
   if (as == AddrSpaceGlobal || as == AddrSpaceConstant)
   {
-    bool constant = as == AddrSpaceConstant ||
-                    (site != SiteMap::NONE && m_siteSpace[site] == AddrSpaceConstant);
-    space = constant ? SPACE_CONSTANT : SPACE_GLOBAL;
-    buffer = (uint32_t)buf;
+    uint8_t ss = site != SiteMap::NONE ? m_siteSpace[site] : 0;
+    if (__builtin_expect(ss >= SITE_IMAGE_READ, 0))
+    {
+      if (!imageTexel(t, st, wi, site, ss, buf, offset, size, buffer))
+        return;  // another channel of a texel this call already read
+      space = SPACE_IMAGE;
+    }
+    else
+    {
+      space = as == AddrSpaceConstant || ss == AddrSpaceConstant ? SPACE_CONSTANT : SPACE_GLOBAL;
+      buffer = (uint32_t)buf;
+    }
   }
   else
   {
@@ -548,8 +565,40 @@ void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t s
   d.site.p[r] = site;
   d.buf.p[r] = buffer;
   d.size.p[r] = (uint16_t)std::min<size_t>(size, 0xFFFF);
-  d.kind.p[r] = (uint8_t)(space | (op << 2));
+  d.kind.p[r] = (uint8_t)(space | (op << KIND_OP_SHIFT));
   t->accRows = r + 1;
+}
+
+// One row per texel of each image call: Oclgrind reads an image channel by channel
+// and a linear filter's footprint once per channel (image.h), so a load of a texel
+// the call has already read is dropped (false).  Otherwise the access becomes the
+// whole texel, and ``buffer`` carries the image's buffer and the read's sampler.
+// A call is told from the next one at the same site by the site's execution count,
+// which only grows once the call has finished.
+__attribute__((noinline)) bool Recorder::imageTexel(ThreadState* t, const ItemState* st, const WorkItem* wi,
+                                                    uint32_t site, uint8_t kind, size_t buf, uint64_t& offset,
+                                                    size_t& size, uint32_t& buffer)
+{
+  uint32_t bytes = (uint32_t)size;
+  for (const ImageArg& img : m_images)
+    if (img.buffer == buf)
+      bytes = img.texelBytes;
+  uint64_t texel = bytes ? offset / bytes : offset;
+  uint32_t call = st->counts[site];
+  if (t->imgItem != st || t->imgSite != site || t->imgCall != call)
+  {
+    t->imgItem = st, t->imgSite = site, t->imgCall = call, t->imgTexels = 0;
+    t->imgSampler = kind == SITE_IMAGE_READ ? samplerOf(wi, wi->getCurrentInstruction()) : 0;
+  }
+  for (uint32_t i = 0; i < t->imgTexels; i++)
+    if (t->texels[i] == texel)
+      return false;
+  if (t->imgTexels < 8)
+    t->texels[t->imgTexels++] = texel;
+  offset = texel * bytes;
+  size = bytes;
+  buffer = (uint32_t)(buf & 0xFFFF) | (t->imgSampler << 16);
+  return true;
 }
 
 void Recorder::memoryAllocated(const Memory* m, size_t addr, size_t size, cl_mem_flags flags,
@@ -640,6 +689,7 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
   t.lastAccItem = 0;
   t.accInOrder = true;
   t.decodeMem = nullptr;
+  t.imgItem = nullptr;
   auto it = t.layouts.find(wg->getLocalMemory());
   if (it != t.layouts.end())
   {
@@ -1006,12 +1056,25 @@ std::string Recorder::launchJson(const KernelInvocation* ki)
   const Kernel* k = ki->getKernel();
   const Program* p = k->getProgram();
   std::map<unsigned, uint64_t> argBuffer;
+  std::map<unsigned, std::string> argExtra;  // image and sampler arguments
   for (auto it = k->values_begin(); it != k->values_end(); ++it)
   {
     if (const llvm::Argument* a = llvm::dyn_cast<llvm::Argument>(it->first))
     {
-      if (a->getType()->isPointerTy() && it->second.size == sizeof(size_t))
-        argBuffer[a->getArgNo()] = m_context->getGlobalMemory()->extractBuffer(it->second.getPointer());
+      unsigned i = a->getArgNo();
+      std::string type = k->getArgumentTypeName(i).str();
+      if (isImageType(type) && it->second.size == sizeof(Image*) && *(Image**)it->second.data)
+      {
+        const Image* img = *(Image**)it->second.data;
+        uint64_t buf = m_context->getGlobalMemory()->extractBuffer(img->address);
+        argBuffer[i] = buf;
+        argExtra[i] = ",\"image\":" + imageJson(img, buf, k->getArgumentAccessQualifier(i));
+      }
+      else if (type == "sampler_t" && it->second.size == sizeof(size_t) && it->second.getPointer())
+        argExtra[i] = ",\"sampler\":" +
+                      std::to_string(((const llvm::ConstantInt*)it->second.getPointer())->getZExtValue());
+      else if (a->getType()->isPointerTy() && it->second.size == sizeof(size_t))
+        argBuffer[i] = m_context->getGlobalMemory()->extractBuffer(it->second.getPointer());
     }
   }
   std::string j = "{\"kernel\":" + jsonString(k->getName());
@@ -1038,6 +1101,9 @@ std::string Recorder::launchJson(const KernelInvocation* ki)
     auto b = argBuffer.find(i);
     if (b != argBuffer.end() && (aq == CL_KERNEL_ARG_ADDRESS_GLOBAL || aq == CL_KERNEL_ARG_ADDRESS_CONSTANT))
       j += ",\"buffer\":" + std::to_string(b->second);
+    auto x = argExtra.find(i);
+    if (x != argExtra.end())
+      j += x->second;
     j += "}";
   }
   j += "],\"sites\":{";
@@ -1075,8 +1141,21 @@ void Recorder::kernelBegin(const KernelInvocation* ki)
   {
     const llvm::Instruction* inst = m_sites.instructions()[s];
     unsigned lanes;
-    m_siteSpace[s] = (uint8_t)pointerSpace(inst);
+    uint8_t img = imageSiteKind(inst);
+    m_siteSpace[s] = img ? img : (uint8_t)pointerSpace(inst);
     m_siteCounted[s] = !classify(inst, lanes).empty();
+  }
+  m_images.clear();
+  const Kernel* kern = ki->getKernel();
+  for (auto it = kern->values_begin(); it != kern->values_end(); ++it)
+  {
+    const llvm::Argument* a = llvm::dyn_cast<llvm::Argument>(it->first);
+    if (a && isImageType(kern->getArgumentTypeName(a->getArgNo()).str()) && it->second.size == sizeof(Image*) &&
+        *(Image**)it->second.data)
+    {
+      const Image* img = *(Image**)it->second.data;
+      m_images.push_back({(uint32_t)m_context->getGlobalMemory()->extractBuffer(img->address), texelBytes(img)});
+    }
   }
   m_local = ki->getLocalSize();
   m_itemsPerGroup = m_local.x * m_local.y * m_local.z;

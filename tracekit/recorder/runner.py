@@ -3,7 +3,7 @@
 The plugin writes to the write end of a pipe the child inherits (``TRACEKIT_FD``);
 this process reads the other end and converts records while the kernel is
 still executing, so recording and conversion overlap.  The trace is written
-through :class:`~tracekit.store.TraceWriter` under a temporary name: if
+through :class:`~tracekit.trace.store.TraceWriter` under a temporary name: if
 anything fails (the child, the conversion, the disk) nothing half-written is
 left at the destination.
 """
@@ -19,11 +19,11 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import RecordError
-from ..store import TraceWriter
-from . import stream, toolchain
-from .convert import Converter, status_of
-from .layout import DEFAULT_ALIGNMENT, DEFAULT_HEAP_BASE, DeviceLayout
+from tracekit.errors import RecordError
+from tracekit.recorder import stream, toolchain
+from tracekit.recorder.convert import Converter, status_of
+from tracekit.recorder.layout import DEFAULT_ALIGNMENT, DEFAULT_HEAP_BASE, DeviceLayout
+from tracekit.trace.store import TraceWriter
 
 _SAMPLE_RE = re.compile(r"^(all|first:[1-9]\d*|every:[1-9]\d*|random:[1-9]\d*(:\d+)?)$")
 ERROR_PREFIX = "TRACEKIT-ERROR "

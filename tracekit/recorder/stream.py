@@ -16,7 +16,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ..errors import RecordError
+from tracekit.errors import RecordError
 
 MAGIC = b"TKTRACE1"
 _HEADER = struct.Struct("<IiQ")
@@ -25,6 +25,9 @@ LAUNCH_BEGIN, GROUPS, LAUNCH_END, ALLOC, FREE, LOG = 1, 2, 3, 4, 5, 6
 NONE32 = 0xFFFFFFFF
 #: Buffer number of a local or private access already placed in its layout.
 LAYOUT32 = 0xFFFFFFFE
+#: stream.h: the space code of an image row, and where an access's op sits in its kind byte.
+SPACE_IMAGE = 4
+KIND_OP_SHIFT = 3
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 
@@ -48,7 +51,7 @@ class GroupBlock:
     site: np.ndarray    # uint32
     buffer: np.ndarray  # uint32 (Oclgrind buffer number; LAYOUT32 local/private; NONE32 unmapped)
     size: np.ndarray    # uint16
-    kind: np.ndarray    # uint8: space | op << 2
+    kind: np.ndarray    # uint8: space | op << 3
     count: np.ndarray   # uint64
     ins_item: np.ndarray  # uint32
     ins_site: np.ndarray  # uint32

@@ -5,9 +5,9 @@
 ``compare`` reports what changed between two traces of one kernel.
 """
 
-from .build import build_report_model, finding_view, summarize_trace
-from .model import ReportModel
-from .render import RefusingFetcher, render_html, render_report
+from tracekit.report.build import build_report_model, finding_view, summarize_trace
+from tracekit.report.model import ReportModel
+from tracekit.report.render import RefusingFetcher, render_html, render_report
 
 __all__ = ["RefusingFetcher", "ReportModel", "build_report_model", "finding_view", "render_html",
            "render_report", "summarize_trace"]

@@ -1,241 +1,236 @@
-"""Build the report model from a trace summary, analysis results and findings.
+"""Build the report model from the analysis results and the checklist.
 
-``build_report_model(trace_summary, results_by_target, findings)`` is the one
-door between the analyzers and the templates.  Inputs:
-
-* ``trace_summary``: from :func:`summarize_trace` (path, launches with sizes and
-  source text, sites with file and line, arithmetic ops per launch);
-* ``results_by_target``: ``{target name: analysis result}`` where a result is an
-  object with ``to_dict()`` or the dict of the JSON ``tracekit analyze`` writes
-  (``launches[]`` each with ``memory``, ``local_memory``, ``bound``,
-  ``time_estimates``, ``simd``, ``occupancy``, ``sites``); a ``Target`` may be
-  given in ``targets`` (or as the result's ``target`` attribute) for the roofs;
-* ``findings``: rule findings (objects or dicts) across all targets.
+``build_report_model(facts, results, findings)`` is the one door between the
+models and the templates.  Its inputs are typed: the facts of the trace a report
+needs (:func:`summarize_trace`: launch sizes and source text, site lines), one
+:class:`analyzers.AnalysisResult` per target, and the checklist's
+:class:`~analyzers.rules.Finding` records.  It reads their fields directly and
+chooses what a reader needs; it never re-reads the trace, so a report costs what
+the analysis cost plus a few tables.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-from .. import __version__
-from .inputs import as_dict, dig, first, integer, launch_results, num, records
-from .methods import base_assumptions, calibration_view, target_assumptions
-from .model import (
+from tracekit import __version__
+from tracekit.report.methods import base_assumptions, calibration_view, sensitivity_rows, target_assumptions
+from tracekit.report.model import (
     VERDICTS,
     CacheView,
     FindingView,
-    HotSite,
     KernelSection,
     LaunchOnTarget,
     ReportModel,
-    RooflineView,
-    SourceLine,
     TargetInfo,
     sort_findings,
 )
-from .views import coalescing_rows, conflict_rows, histogram_rows, hot_sites, roofline_view
-
-#: Instruction classes that are not arithmetic work for the roofline's ops count.
-_NON_ALU = frozenset({"load", "store", "atomic", "barrier", "branch", "other"})
+from tracekit.report.views import coalescing_rows, conflict_rows, histogram_rows, hot_sites, roofline_view
 
 
-def summarize_trace(trace) -> dict:
-    """The facts of a trace a report needs, read once (a report never re-reads a trace)."""
-    import pyarrow.compute as pc
+@dataclass(frozen=True)
+class LaunchFacts:
+    """One launch as the report names it: sizes, build, where it ran, its source text."""
 
-    launches = trace.launches.to_pylist()
-    ops: dict[int, float] = {}
-    ins = trace.instructions
-    if ins.num_rows:
-        opclass = ins["opclass"].cast("string") if hasattr(ins["opclass"].type, "value_type") \
-            else ins["opclass"]
-        keep = pc.invert(pc.is_in(opclass, value_set=_pa_strings(sorted(_NON_ALU))))
-        alu = ins.filter(keep)
-        if alu.num_rows:
-            grouped = alu.group_by("launch").aggregate([("count", "sum")])
-            ops = dict(zip(grouped["launch"].to_pylist(), grouped["count_sum"].to_pylist(), strict=True))
-    for row in launches:
-        row["ops"] = ops.get(row["launch"])
-    return {"path": str(trace.path), "launches": launches, "sites": trace.sites.to_pylist()}
+    kernel: str
+    launch: int
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...]
+    local_mem_bytes: int = 0
+    build_options: str = ""
+    device: str = ""
+    source: str | None = None
 
 
-def _pa_strings(values: list[str]):
-    import pyarrow as pa
-    return pa.array(values, pa.string())
+@dataclass
+class TraceFacts:
+    """What a report needs of a trace, read once (small tables only)."""
+
+    path: str
+    launches: list[LaunchFacts] = field(default_factory=list)
+    #: (kernel, site) -> (file, line, column)
+    sites: dict[tuple[str, int], tuple[str, int, int]] = field(default_factory=dict)
 
 
-def _dims(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, (list, tuple)):
-        dims = [int(x) for x in v]
-        while len(dims) > 1 and dims[-1] == 1:
-            dims.pop()
-        return " × ".join(str(x) for x in dims)
-    return str(v)
+def summarize_trace(trace) -> TraceFacts:
+    """The launches and sites tables of ``trace`` (never the accesses or instructions)."""
+    launches = []
+    for row in trace.launches.to_pylist():
+        launches.append(LaunchFacts(
+            kernel=str(row["kernel"]), launch=int(row["launch"]),
+            global_size=tuple(int(x) for x in row["global_size"] or ()),
+            local_size=tuple(int(x) for x in row["local_size"] or ()),
+            local_mem_bytes=int(row.get("local_mem_bytes") or 0),
+            build_options=row.get("build_options") or "", device=row.get("device") or "",
+            source=row.get("source")))
+    sites = {}
+    for s in trace.sites.to_pylist():
+        line = s.get("line")
+        sites[(str(s["kernel"]), int(s["site"]))] = (s.get("file") or "?", int(line) if line else 0,
+                                                     int(s.get("column") or 0))
+    return TraceFacts(path=str(trace.path), launches=launches, sites=sites)
 
 
-def _target_info(name: str, target: Any) -> TargetInfo:
-    if target is None:
-        return TargetInfo(name=name)
-    t = as_dict(target) if isinstance(target, Mapping) else target
-    get = (lambda k, d=None: t.get(k, d)) if isinstance(t, dict) else (lambda k, d=None: getattr(t, k, d))
-    simd, dram = get("simd"), get("dram")
-    width = (simd.get("width") if isinstance(simd, Mapping) else getattr(simd, "width", None))
-    bw = (dram.get("bandwidth_gb_per_s") if isinstance(dram, Mapping)
-          else getattr(dram, "bandwidth_gb_per_s", None))
-    return TargetInfo(name=name, vendor=str(get("vendor", "") or ""), family=str(get("family", "") or ""),
-                      description=str(get("description", "") or ""),
-                      compute_units=integer(get("compute_units")), clock_mhz=num(get("clock_mhz")),
-                      simd_width=integer(width), dram_gb_per_s=num(bw))
+def _dims(v) -> str:
+    dims = [int(x) for x in v or ()]
+    while len(dims) > 1 and dims[-1] == 1:
+        dims.pop()
+    return " × ".join(str(x) for x in dims)
 
 
-def finding_view(f: Any) -> FindingView:
-    d = as_dict(f)
-    ev = d.get("evidence")
-    if isinstance(ev, Mapping):
-        evidence = [(str(k).replace("_", " "), _show(v)) for k, v in ev.items()]
-    elif isinstance(ev, (list, tuple)):
-        evidence = [(str(e[0]), _show(e[1])) if isinstance(e, (list, tuple)) and len(e) == 2
-                    else ("", _show(e)) for e in ev]
-    else:
-        evidence = [("", str(ev))] if ev else []
-    sites = []
-    for s in d.get("sites") or []:
-        s = (s.get("file"), s.get("line")) if isinstance(s, Mapping) else tuple(s)
-        sites.append((str(s[0] or "?"), integer(s[1]) or 0))
-    gain = first(d, "estimated_gain_s", "estimated_gain", "gain")
-    gain_s = gain_fraction = None
-    if isinstance(gain, Mapping):
-        gain_s = num(first(gain, "seconds", "time_s", "gain_s"))
-        gain_fraction = num(first(gain, "fraction", "speedup_fraction"))
-    else:
-        gain_s = num(gain)
-    if gain_fraction is None:
-        gain_fraction = num(first(d, "estimated_gain_fraction", "gain_fraction"))
-    return FindingView(rule_id=str(d.get("rule_id", "")), title=str(d.get("title", "")),
-                       severity=str(d.get("severity", "info")).lower(), target=str(d.get("target", "")),
-                       kernel=str(d.get("kernel", "")), launch=integer(d.get("launch")) or 0,
-                       evidence=evidence, sites=sites, fix=str(d.get("fix", "")),
-                       citation=str(d.get("citation", "")), gain_s=gain_s, gain_fraction=gain_fraction)
+def _target_info(t) -> TargetInfo:
+    return TargetInfo(name=t.name, vendor=t.vendor, family=t.family, description=t.description,
+                      compute_units=int(t.compute_units), clock_mhz=float(t.clock_mhz),
+                      simd_width=int(t.simd.width), dram_gb_per_s=float(t.dram.bandwidth_gb_per_s))
 
 
-def _show(v: Any) -> str:
+def finding_view(f) -> FindingView:
+    """A checklist row from a :class:`~analyzers.rules.Finding`."""
+    evidence = [(str(k).replace("_", " "), _show(v)) for k, v in (f.evidence or {}).items()]
+    w = f.what_if or {}
+    replay = ""
+    if w.get("with_the_other_fixes"):
+        replay = (f"{w.get('description', '')}: with {w['with_the_other_fixes']} also applied, "
+                  f"{_time(w.get('time_without_this_fix_s'))} to {_time(w.get('time_with_all_fixes_s'))} "
+                  f"(alone it changes nothing: another bottleneck of the same size remains)"
+                  if w.get("time_after_s") == w.get("time_before_s") else
+                  f"{w.get('description', '')}: with {w['with_the_other_fixes']} also applied, "
+                  f"{_time(w.get('time_without_this_fix_s'))} to {_time(w.get('time_with_all_fixes_s'))}")
+    elif w:
+        replay = (f"{w.get('description', w.get('change', ''))}: {_time(w.get('time_before_s'))} "
+                  f"({w.get('verdict_before')}) to {_time(w.get('time_after_s'))} ({w.get('verdict_after')})")
+    return FindingView(rule_id=f.rule_id, title=f.title, severity=f.severity, target=f.target,
+                       kernel=f.kernel, launch=int(f.launch), evidence=evidence,
+                       sites=[(str(a), int(b)) for a, b in f.sites], fix=f.fix, citation=f.citation,
+                       gain_s=f.estimated_gain_s, gain_fraction=f.estimated_gain_fraction,
+                       gain_method=f.gain_method or "", replay=replay)
+
+
+def _time(v) -> str:
+    from tracekit.report.fmt import fmt_time
+    return fmt_time(v)
+
+
+def _show(v) -> str:
     """Evidence values as a reader wants them: numbers rounded, records as ``key value`` lists."""
     if isinstance(v, bool) or v is None:
         return str(v).lower() if v is not None else "–"
     if isinstance(v, float):
         return f"{v:.4g}"
-    if isinstance(v, Mapping):
+    if isinstance(v, dict):
         return ", ".join(f"{str(k).replace('_', ' ')} {_show(x)}" for k, x in v.items())
     if isinstance(v, (list, tuple)):
         return "; ".join(_show(x) for x in v)
     return str(v)
 
 
-def _time_components(te: Mapping) -> tuple[float | None, list[tuple[str, float]]]:
-    total = num(first(te, "total_s", "estimated_s", "time_s"))
-    parts = []
-    for key, value in te.items():
-        if key in ("total_s", "estimated_s", "time_s"):
-            continue
-        if isinstance(value, Mapping):   # e.g. {"memory_levels_s": {"L1": ..}}
-            parts += [(f"{key.removesuffix('_s').removesuffix('_levels')} {k}", num(v))
-                      for k, v in value.items() if num(v) is not None]
-        elif key.endswith("_s") and num(value) is not None:
-            parts.append((key.removesuffix("_s").replace("_", " "), num(value)))
-    if total is None and parts:
-        total = max(v for _, v in parts)
-    return total, parts
+def _finite(v) -> float | None:
+    if v is None:
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
 
 
-def launch_view(target: str, r: Mapping, launch_info: Mapping, sites: list[dict], tobj: Any,
+def launch_view(r, target, info: LaunchFacts | None, sites: dict,
                 findings: list[FindingView]) -> LaunchOnTarget:
-    """One (kernel launch, target) cell of the report from its result dict."""
-    mem, lm = r.get("memory") or {}, r.get("local_memory") or {}
-    occ = r.get("occupancy") or {}
-    occ = occ if isinstance(occ, Mapping) else {"fraction": occ}
-    verdict = str(first(r, "bound", "verdict", default="unknown")).lower()
-    total, parts = _time_components(r.get("time_estimates") or {})
-    resident = num(first(occ, "resident_waves", "waves_per_cu"))
-    max_waves = num(first(occ, "max_waves", "max_waves_per_cu"))
-    fraction = num(first(occ, "fraction", "occupancy"))
-    if fraction is None and resident is not None and max_waves:
-        fraction = resident / max_waves
-    site_rows = records(first(r, "sites", "per_site"))
-    view = LaunchOnTarget(
-        target=target, verdict=verdict if verdict in VERDICTS else "unknown",
-        error=(str(r["error"]) if r.get("error") else None), time_s=total, times=parts,
-        requests=integer(mem.get("requests")), transactions=integer(mem.get("transactions")),
-        transactions_per_request=num(mem.get("transactions_per_request")),
-        caches=[CacheView(level=str(c.get("level")), hit_rate=num(c.get("hit_rate")),
-                          hits=integer(c.get("hits")), misses=integer(c.get("misses")))
-                for c in mem.get("caches") or []],
-        dram_bytes=integer(first(mem, "dram_bytes")),
-        local_requests=integer(lm.get("requests")), local_cycles=num(lm.get("cycles")),
-        conflict_degree_mean=num(lm.get("conflict_degree_mean")),
-        conflict_histogram=histogram_rows(first(lm, "conflict_degree_histogram", "conflict_degrees")),
-        simd_utilization=num(first(dig(r, "simd") or {}, "utilization", "utilisation")),
-        occupancy=fraction, resident_waves=resident, max_waves=max_waves,
-        occupancy_limiter=str(first(occ, "limiting_factor", "limiter", default="") or "").replace("_", " "),
-        coalescing_sites=coalescing_rows(site_rows),
-        ideal_transactions_per_request=num(mem.get("ideal_transactions_per_request")),
-        bank_sites=conflict_rows(site_rows),
-        evidence=[(str(k), _show(v)) for k, v in (r.get("evidence") or {}).items()]
-        if isinstance(r.get("evidence"), Mapping) else [],
-        findings=sort_findings(findings),
-    )
-    view.hot_sites = hot_sites(site_rows, sites, launch_info.get("source"), view.verdict)
-    ops = (num(first(dig(r, "alu") or {}, "ops", "lane_ops")) or num(r.get("ops"))
-           or num(launch_info.get("ops")))
-    alu_s = next((v for k, v in parts if k == "alu"), None)
-    view.roofline = roofline_view(ops, alu_s, total, view.dram_bytes, tobj, r.get("roofline"))
+    """One (kernel launch, target) cell of the report from its typed result."""
+    if r.error:
+        return LaunchOnTarget(target=target.name, error=str(r.error), findings=sort_findings(findings))
+    te = r.time_estimates or {}
+    times = [(k.removesuffix("_s"), float(te[k])) for k in ("alu_s", "memory_s", "latency_s")
+             if te.get(k) is not None]
+    times += [(f"memory {name}", float(v)) for name, v in (te.get("memory_levels_s") or {}).items()]
+    verdict = r.verdict if r.verdict in VERDICTS else "unknown"
+    view = LaunchOnTarget(target=target.name, verdict=verdict, time_s=_finite(te.get("total_s")), times=times,
+                          findings=sort_findings(findings))
+    ev = r.bound.evidence if r.bound is not None else {}
+    view.verdict_margin, view.runner_up = _finite(ev.get("verdict_margin")), str(ev.get("runner_up") or "")
+    if r.memory is not None:
+        m, lm = r.memory.memory, r.memory.local_memory
+        view.requests, view.transactions = int(m.requests), int(m.transactions)
+        view.transactions_per_request = _finite(m.transactions_per_request) if m.requests else None
+        view.caches = [CacheView(level=c.level, hit_rate=_finite(c.hit_rate), hits=int(c.hits),
+                                 misses=int(c.misses)) for c in m.caches]
+        view.dram_bytes = int(m.dram_bytes)
+        view.local_requests, view.local_cycles = int(lm.requests), float(lm.cycles)
+        view.conflict_degree_mean = _finite(lm.conflict_degree_mean) if lm.requests else None
+        view.conflict_histogram = histogram_rows(lm.conflict_degree_histogram)
+        rows = _site_rows(r, sites)
+        view.coalescing_sites = coalescing_rows(rows)
+        view.bank_sites = conflict_rows(rows)
+    else:
+        rows = _site_rows(r, sites)
+    if r.simd is not None:
+        view.simd_utilization = _finite(r.simd.utilization)
+    if r.occupancy is not None:
+        occ = r.occupancy
+        view.occupancy = _finite(occ.occupancy)
+        view.resident_waves = float(occ.waves_per_cu)
+        view.max_waves = float(target.occupancy.max_waves_per_cu)
+        view.occupancy_limiter = str(occ.limiting_factor or "").replace("_", " ")
+    view.hot_sites = hot_sites(rows, info.source if info else None, view.verdict)
+    ops = r.alu.lane_ops if r.alu is not None and hasattr(r.alu, "lane_ops") else None
+    if ops is None:
+        from analyzers.result_dict import lane_ops
+        ops = lane_ops(r)
+    view.roofline = roofline_view(ops, _finite(te.get("alu_s")), view.time_s, view.dram_bytes, target)
     return view
 
 
-def build_report_model(trace_summary: Mapping, results_by_target: Mapping[str, Any],
-                       findings: Iterable[Any] = (), *, targets: Mapping[str, Any] | None = None,
-                       title: str | None = None) -> ReportModel:
-    """The :class:`ReportModel` for one trace analysed on several targets."""
-    targets = dict(targets or {})
-    launches = {int(row["launch"]): row for row in trace_summary.get("launches", [])}
-    all_sites = list(trace_summary.get("sites", []))
+def _site_rows(r, sites: dict) -> list[dict]:
+    """The launch's per-site table as plain rows, each labelled with its source line."""
+    ps = r.per_site
+    if ps is None or ps.empty:
+        return []
+    rows = ps.to_dict(orient="records")
+    for row in rows:
+        file, line, column = sites.get((r.kernel, int(row["site"])), (None, 0, 0))
+        row["file"] = row.get("file") if isinstance(row.get("file"), str) else file
+        ln = row.get("line")
+        row["line"] = int(ln) if ln is not None and ln == ln else line
+        col = row.get("column")
+        row["column"] = int(col) if col is not None and col == col else column
+    return rows
+
+
+def build_report_model(facts: TraceFacts, results: Sequence, findings: Sequence = (), *,
+                       title: str | None = None, sensitivity: Sequence | None = None) -> ReportModel:
+    """The :class:`ReportModel` of one trace analysed on several targets.
+
+    ``results``: one ``AnalysisResult`` per target; ``findings``: the checklist
+    (:attr:`tracekit.pipeline.Analysis.findings`); ``sensitivity``: rows of
+    :func:`analyzers.sensitivity.sensitivity` for the methods appendix.
+    """
+    launches = {lf.launch: lf for lf in facts.launches}
     fviews = [finding_view(f) for f in findings]
     by_cell: dict[tuple[int, str], list[FindingView]] = {}
     for f in fviews:
         by_cell.setdefault((f.launch, f.target), []).append(f)
-
     sections: dict[int, KernelSection] = {}
     for launch, info in sorted(launches.items()):
         sections[launch] = KernelSection(
-            kernel=str(info.get("kernel", "")), launch=launch, global_size=_dims(info.get("global_size")),
-            local_size=_dims(info.get("local_size")), local_mem_bytes=integer(info.get("local_mem_bytes")),
-            build_options=str(info.get("build_options") or ""), device=str(info.get("device") or ""))
-    infos, extra_assumptions = [], []
-    for name, result in results_by_target.items():
-        tobj = targets.get(name) or getattr(result, "target", None)
-        rdict = as_dict(result)
-        if tobj is None and isinstance(rdict.get("target"), Mapping):
-            tobj = rdict["target"]
-        infos.append(_target_info(name, tobj))
-        extra_assumptions.append((name, target_assumptions(rdict.get("assumptions"), tobj)))
-        for r in launch_results(result):
-            launch = integer(r.get("launch")) or 0
-            if launch not in sections:
-                sections[launch] = KernelSection(kernel=str(r.get("kernel", "")), launch=launch)
-            sec = sections[launch]
-            site_rows = [s for s in all_sites if s.get("kernel") in (None, sec.kernel)]
-            sec.results.append(launch_view(name, r, launches.get(launch, {}), site_rows, tobj,
-                                           by_cell.get((launch, name), [])))
-    kernels = [sections[k] for k in sorted(sections)]
-    path = str(trace_summary.get("path", ""))
-    return ReportModel(title=title or "tracekit report", trace_path=path, tool_version=__version__,
-                       targets=infos, kernels=kernels,
+            kernel=info.kernel, launch=launch, global_size=_dims(info.global_size),
+            local_size=_dims(info.local_size), local_mem_bytes=info.local_mem_bytes or None,
+            build_options=info.build_options, device=info.device)
+    infos, extra = [], []
+    for result in results:
+        target = result.target
+        infos.append(_target_info(target))
+        extra.append((target.name, target_assumptions(None, target)))
+        for r in sorted(result.launches, key=lambda x: x.launch):
+            if r.launch not in sections:
+                sections[r.launch] = KernelSection(kernel=r.kernel, launch=r.launch)
+            cell = by_cell.get((r.launch, target.name), [])
+            view = launch_view(r, target, launches.get(r.launch), facts.sites, cell)
+            sections[r.launch].results.append(view)
+    return ReportModel(title=title or "tracekit report", trace_path=facts.path, tool_version=__version__,
+                       targets=infos, kernels=[sections[k] for k in sorted(sections)],
                        assumptions=base_assumptions(),
-                       target_assumptions=[(n, items) for n, items in extra_assumptions if items],
-                       calibration=calibration_view())
+                       target_assumptions=[(n, items) for n, items in extra if items],
+                       calibration=calibration_view(), sensitivity=sensitivity_rows(sensitivity or ()))
 
 
-__all__ = ["build_report_model", "summarize_trace", "finding_view", "HotSite", "SourceLine",
-           "RooflineView", "CacheView"]
+__all__ = ["LaunchFacts", "TraceFacts", "build_report_model", "finding_view", "launch_view",
+           "summarize_trace"]

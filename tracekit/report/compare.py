@@ -1,11 +1,11 @@
 """What changed between two traces of the same kernel on one target.
 
-``compare(before, after, target)`` analyses both traces, runs the rules on both
-and pairs their launches (same kernel name, in launch order).  The result says,
-per kernel, how each metric moved (and whether that is better or worse), whether
-the verdict changed, and which checklist items were resolved, which are new and
-which remain.  :func:`compare_models` does the same from two report models
-(a notebook or a test can build those from saved results without re-analysing).
+:func:`tracekit.pipeline.compare` analyses both traces, runs the rules on both and
+hands the two report models to :func:`compare_models`, which pairs their launches
+(same kernel name, in launch order).  The result says, per kernel, how each
+metric moved (and whether that is better or worse), whether the verdict changed,
+and which checklist items were resolved, which are new and which remain.  A
+notebook or a test can call :func:`compare_models` on report models it already has.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .. import __version__
-from .fmt import fmt_delta
-from .methods import base_assumptions, calibration_view
-from .model import FindingView, LaunchOnTarget, ReportModel, sort_findings
+from tracekit import __version__
+from tracekit.report.fmt import fmt_delta
+from tracekit.report.methods import base_assumptions, calibration_view
+from tracekit.report.model import FindingView, LaunchOnTarget, ReportModel, sort_findings
 
 #: (label, attribute, format kind, lower is better)
 METRICS = (
@@ -159,15 +159,17 @@ def kernel_change(b: LaunchOnTarget, a: LaunchOnTarget, kernel: str, lb: int, la
     metrics = [metric_delta(label, kind, getattr(b, attr), getattr(a, attr), lower)
                for label, attr, kind, lower in METRICS]
     metrics[len(METRICS) - 2:len(METRICS) - 2] = _cache_deltas(b, a)
-    metrics.append(metric_delta("checklist items", "num", len(b.findings), len(a.findings), True))
-    before_ids = {_finding_key(f) for f in b.findings}
-    after_ids = {_finding_key(f) for f in a.findings}
+    fb = [f for f in b.findings if not f.is_note]     # notes carry no gain: not checklist items
+    fa = [f for f in a.findings if not f.is_note]
+    metrics.append(metric_delta("checklist items", "num", len(fb), len(fa), True))
+    before_ids = {_finding_key(f) for f in fb}
+    after_ids = {_finding_key(f) for f in fa}
     return KernelChange(
         kernel=kernel, launch_before=lb, launch_after=la, verdict_before=b.verdict, verdict_after=a.verdict,
         error_before=b.error, error_after=a.error, metrics=metrics,
-        resolved=sort_findings([f for f in b.findings if _finding_key(f) not in after_ids]),
-        new=sort_findings([f for f in a.findings if _finding_key(f) not in before_ids]),
-        remaining=sort_findings([f for f in a.findings if _finding_key(f) in before_ids]))
+        resolved=sort_findings([f for f in fb if _finding_key(f) not in after_ids]),
+        new=sort_findings([f for f in fa if _finding_key(f) not in before_ids]),
+        remaining=sort_findings([f for f in fa if _finding_key(f) in before_ids]))
 
 
 def _cells(model: ReportModel, target: str) -> list[tuple[str, int, LaunchOnTarget]]:
@@ -208,27 +210,3 @@ def compare_models(before: ReportModel, after: ReportModel, target: str) -> Comp
                       only_before=[f"{k} (launch {lb})" for k, lb, _ in left_b],
                       only_after=[f"{k} (launch {la})" for k, la, _ in left_a],
                       assumptions=base_assumptions(), calibration=calibration_view())
-
-
-def analyze_for_report(trace_or_path: Any, target: Any) -> tuple[ReportModel, str]:
-    """Analyse one trace on one target and build its report model (runs the replay and rules)."""
-    from analyzers import analyze
-    from analyzers.rules import build_contexts, run_rules
-
-    from ..targets import load_target
-    from ..trace import Trace, open_trace
-    from .build import build_report_model, summarize_trace
-
-    trace = trace_or_path if isinstance(trace_or_path, Trace) else open_trace(trace_or_path)
-    tgt = load_target(target) if isinstance(target, str) else target
-    result = analyze(trace, tgt)
-    findings = run_rules(build_contexts(trace, tgt, result))
-    model = build_report_model(summarize_trace(trace), {tgt.name: result}, findings, targets={tgt.name: tgt})
-    return model, tgt.name
-
-
-def compare(before: Any, after: Any, target: Any) -> Comparison:
-    """What changed from trace ``before`` to trace ``after`` on ``target`` (name, path or Target)."""
-    mb, name = analyze_for_report(before, target)
-    ma, _ = analyze_for_report(after, target)
-    return compare_models(mb, ma, name)

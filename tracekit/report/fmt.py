@@ -1,7 +1,7 @@
-"""Number formatting shared by templates and charts (Jinja filters).
+"""Number formatting shared by templates, charts, the terminal table and job listings.
 
 One place decides how a time, a byte count or a rate reads, so the HTML table,
-the SVG label and the comparison delta all agree.
+the SVG label, the comparison delta and ``tracekit analyze -f text`` all agree.
 """
 
 from __future__ import annotations
@@ -17,15 +17,19 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and not math.isfinite(value))
 
 
-def fmt_time(seconds) -> str:
+def fmt_time(seconds, *, plain: bool = False) -> str:
+    """A time to three significant digits in the largest unit that keeps it at or above one.
+
+    ``plain`` writes ASCII (``us``, ``-`` for a missing value) for terminals, logs and mail.
+    """
     if _missing(seconds):
-        return "–"
+        return "-" if plain else "–"
     s = float(seconds)
     if s == 0:
         return "0 s"
     for scale, unit in _TIME_UNITS:
         if abs(s) >= scale:
-            return f"{s / scale:.3g} {unit}"
+            return f"{s / scale:.3g} {'us' if plain and unit == 'µs' else unit}"
     return f"{s / 1e-9:.3g} ns"
 
 

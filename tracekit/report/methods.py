@@ -9,8 +9,11 @@ from the summary committed as package data, never recomputed per report.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 _BASE = (
@@ -117,16 +120,68 @@ class CalibrationView:
     disagreements: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class SensitivityRow:
+    """An assumed target number the answer depends on: the verdict or time with it halved or doubled."""
+
+    target: str
+    kernel: str
+    launch: int
+    field: str
+    value: str           # "0.5x" / "2x" of the file's value
+    verdict: str         # "memory -> alu" or the unchanged verdict
+    time_change: str     # "+38 %"
+    flips: bool
+
+
+#: A number is listed when scaling it flips the verdict or moves the time by this share or more.
+SENSITIVE_TIME = 0.25
+
+
+def sensitivity_rows(frames) -> list[SensitivityRow]:
+    """The rows of :func:`analyzers.sensitivity.sensitivity` (one frame per target, with a
+    ``target`` column) that matter: a flipped verdict, or the time moved by a quarter."""
+    out = []
+    for df in frames:
+        if df is None or not len(df):
+            continue
+        for r in df.itertuples():
+            change = float(r.time_change) if r.time_change == r.time_change else 0.0
+            if not (r.verdict_changed or abs(change) >= SENSITIVE_TIME):
+                continue
+            verdict = f"{r.base_verdict} -> {r.verdict}" if r.verdict_changed else str(r.verdict)
+            out.append(SensitivityRow(target=str(r.target), kernel=str(r.kernel), launch=int(r.launch),
+                                      field=str(r.field), value=f"{float(r.factor):g}x", verdict=verdict,
+                                      time_change=f"{100 * change:+.0f} %", flips=bool(r.verdict_changed)))
+    out.sort(key=lambda x: (not x.flips, x.target, x.kernel, x.launch, x.field, x.value))
+    return out
+
+
 def _err(v: Any, relative: bool) -> str:
     if v is None:
         return "–"
     return f"{float(v) * 100:.1f} %" if relative else f"{float(v):.3f}"
 
 
+#: The calibration summary the report carries (package data, written by
+#: ``python -m tracekit.calibration.summary --write-summary``).
+CALIBRATION_FORMAT = "tracekit-calibration-summary/1"
+DEFAULT_SUMMARY = Path(__file__).resolve().parent / "calibration_h200.json"
+
+
+def load_summary(path: str | os.PathLike | None = None) -> dict | None:
+    """The committed summary (package data), or None when it is missing or unreadable."""
+    p = Path(path) if path is not None else DEFAULT_SUMMARY
+    try:
+        doc = json.loads(p.read_text())
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and doc.get("format") == CALIBRATION_FORMAT else None
+
+
 def calibration_view(summary: Mapping | None = None) -> CalibrationView | None:
     """The committed calibration summary (package data) as table rows; None when it is absent."""
     if summary is None:
-        from ..calibration_summary import load_summary
         summary = load_summary()
     if not summary:
         return None

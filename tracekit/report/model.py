@@ -17,8 +17,8 @@ from typing import Any
 
 #: Verdict words the model produces; anything else is shown as "unknown".
 VERDICTS = ("alu", "memory", "latency")
-#: Severity order used to sort findings, most urgent first.
-SEVERITIES = ("critical", "high", "medium", "low", "info")
+#: Severity order used to sort findings, most urgent first (``note``: no measurable gain).
+SEVERITIES = ("high", "medium", "low", "note")
 
 
 @dataclass
@@ -78,6 +78,12 @@ class FindingView:
     citation: str
     gain_s: float | None = None        # estimated time saved, seconds
     gain_fraction: float | None = None  # of the launch's estimated time
+    gain_method: str = ""              # "replay" (what-if replay) or "model" (the rule's estimate)
+    replay: str = ""                   # the what-if replay in words, when one priced the gain
+
+    @property
+    def is_note(self) -> bool:
+        return self.severity == "note"
 
 
 @dataclass
@@ -145,10 +151,19 @@ class LaunchOnTarget:
     hot_sites: list[HotSite] = field(default_factory=list)
     evidence: list[tuple[str, str]] = field(default_factory=list)
     findings: list[FindingView] = field(default_factory=list)
+    #: The verdict's term over the largest other term, and that term (how clear the call is).
+    verdict_margin: float | None = None
+    runner_up: str = ""
 
     @property
     def top_finding(self) -> FindingView | None:
-        return self.findings[0] if self.findings else None
+        real = [f for f in self.findings if not f.is_note]
+        return real[0] if real else None
+
+    @property
+    def close_call(self) -> bool:
+        """The verdict's term is within a quarter of the next: read the verdict as tentative."""
+        return self.verdict_margin is not None and self.verdict_margin < 1.25
 
 
 @dataclass
@@ -175,12 +190,21 @@ class KernelSection:
 
     @property
     def checklist(self) -> list[ChecklistItem]:
-        """Findings grouped by rule (one checkbox per fix), most urgent rule first.
+        """Findings grouped by rule (one checkbox per fix), largest estimated gain first.
 
-        Within a rule, findings keep the report's target order.
+        Within a rule, findings keep the report's target order.  Notes (no measurable
+        gain) are listed apart: :attr:`notes`.
         """
+        return self._grouped(lambda f: not f.is_note)
+
+    @property
+    def notes(self) -> list[ChecklistItem]:
+        """Rules that fired without a gain the model can measure, grouped like the checklist."""
+        return self._grouped(lambda f: f.is_note)
+
+    def _grouped(self, keep) -> list[ChecklistItem]:
         groups: dict[str, list[FindingView]] = {}
-        for f in (f for r in self.results for f in r.findings):
+        for f in (f for r in self.results for f in r.findings if keep(f)):
             groups.setdefault(f.rule_id, []).append(f)
         ordered = sorted(groups.values(), key=lambda fs: min(_finding_order(f) for f in fs))
         tops = [min(fs, key=_finding_order) for fs in ordered]
@@ -201,16 +225,26 @@ class ReportModel:
     notes: list[str] = field(default_factory=list)
     #: The calibration agreement table (tracekit.report.methods.CalibrationView), or None.
     calibration: Any = None
+    #: Assumed target numbers the verdict or time depends on (tracekit.report.methods.SensitivityRow).
+    sensitivity: list = field(default_factory=list)
+
+    def top_findings(self, limit: int = 3) -> list[tuple[str, list[FindingView]]]:
+        """Per target, its largest-gain findings over every launch: what the report leads with."""
+        out = []
+        for t in self.targets:
+            found = [f for k in self.kernels for r in k.results if r.target == t.name
+                     for f in r.findings if not f.is_note]
+            out.append((t.name, sorted(found, key=_finding_order)[:limit]))
+        return out
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 def _finding_order(f: FindingView) -> tuple:
-    sev = SEVERITIES.index(f.severity) if f.severity in SEVERITIES else len(SEVERITIES)
-    return (sev, -(f.gain_s or 0.0), f.rule_id, f.target)
+    return (f.is_note, -(f.gain_fraction or 0.0), -(f.gain_s or 0.0), f.rule_id, f.target)
 
 
 def sort_findings(findings: list[FindingView]) -> list[FindingView]:
-    """Most severe first, then largest estimated gain; stable and deterministic."""
+    """Largest estimated gain first, notes last; stable and deterministic."""
     return sorted(findings, key=_finding_order)

@@ -12,7 +12,6 @@ network.  Files are written under a temporary name and renamed into place.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +19,10 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from report_templates import TEMPLATE_DIR
-
-from ..errors import TracekitError
-from . import svg
-from .fmt import FILTERS, fmt_time
+from tracekit.errors import TracekitError
+from tracekit.files import write_atomic
+from tracekit.report import svg
+from tracekit.report.fmt import FILTERS, fmt_time
 
 FORMATS = ("html", "pdf")
 
@@ -83,33 +82,9 @@ def render_pdf_bytes(html: str, fetcher: RefusingFetcher | None = None) -> bytes
     return document.write_pdf()
 
 
-def write_atomic(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to a temporary file beside ``path`` and rename it into place.
-
-    Missing parent folders are created, as the JSON writer of ``tracekit analyze`` does.
-    """
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise TracekitError(f"cannot create the output folder ({exc.strerror})",
-                            path=str(path.parent)) from None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
-
-
 def template_for(model: Any) -> str:
     """The template of a model: the comparison has its own, everything else is a report."""
-    from .compare import Comparison
+    from tracekit.report.compare import Comparison
     return "compare.html.j2" if isinstance(model, Comparison) else "report.html.j2"
 
 

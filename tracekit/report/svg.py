@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from markupsafe import Markup, escape
 
-from .fmt import fmt_num, fmt_si
+from tracekit.report.fmt import fmt_num, fmt_si
 
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 INK, MUTED, GRID = "#1f2933", "#616e7c", "#e4e7eb"

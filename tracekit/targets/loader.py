@@ -14,10 +14,23 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import TargetError
-from ..schema import OPCLASSES, is_opclass
-from . import schema as S
-from .model import CacheLevel, DramSpec, IsaSpec, LocalMemorySpec, OccupancySpec, SimdSpec, Target
+from tracekit.errors import TargetError
+from tracekit.targets import schema as S
+from tracekit.targets.model import (
+    CacheLevel,
+    DramSpec,
+    IsaSpec,
+    LaunchCosts,
+    LocalMemorySpec,
+    MathClass,
+    OccupancySpec,
+    PeakInput,
+    SimdSpec,
+    Target,
+    TextureCacheLevel,
+    TextureSpec,
+)
+from tracekit.trace.schema import OPCLASSES, is_opclass
 
 try:  # Python >= 3.11
     import tomllib
@@ -77,6 +90,7 @@ class _Parser:
         self.path = path
         self.sources: dict[str, str] = {}
         self.assumptions: dict[str, str] = {}
+        self.unsupported: dict[str, str] = {}
 
     # -- errors -------------------------------------------------------------
     def fail(self, key: str, rule: str) -> TargetError:
@@ -149,8 +163,14 @@ class _Parser:
 
     # -- sections -----------------------------------------------------------
     def target(self, doc: dict) -> Target:
-        known = set(S.IDENTITY) | set(S.TOP) | set(S.SECTIONS) | {"caches", "alu_cycles", "extra",
-                                                                  "assumptions", "isa", "ir_machine_factors"}
+        known = set(S.IDENTITY) | set(S.TOP) | set(S.SECTIONS) | set(S.OPTIONAL_SECTIONS) | {
+            "caches", "alu_cycles", "alu_cycles_fast_math", "issue_pipes", "peak_throughput", "math_classes",
+            "assumptions", "rule_thresholds", "texture", "texture_caches", "isa", "ir_machine_factors"}
+        if "extra" in doc:
+            raise self.fail("extra", "no longer read: its tables are typed sections now "
+                                     "(simd.pack_slot_min_items, [alu_cycles_fast_math], [issue_pipes], "
+                                     "[launch], [[peak_throughput]], [math_classes.NAME]); "
+                                     "see docs/targets.md")
         self._unknown(doc, known, "")
         for k in S.IDENTITY:
             if not isinstance(doc.get(k), str) or not doc[k].strip():
@@ -165,7 +185,13 @@ class _Parser:
         dram = self.section(doc["dram"], S.DRAM, "dram")
         occ = self.occupancy(doc["occupancy"])
         alu = self.alu(doc["alu_cycles"])
-        extra = self.extra(doc.get("extra", {}), "extra")
+        fast = self.prices(doc.get("alu_cycles_fast_math", {}), "alu_cycles_fast_math")
+        pipes = self.pipes(doc.get("issue_pipes", {}))
+        launch = self.section(doc.get("launch", {}), S.LAUNCH, "launch")
+        peaks = self.peak_rows(doc.get("peak_throughput", []))
+        math_classes = self.math_classes(doc.get("math_classes", {}))
+        limits = self.rule_thresholds(doc.get("rule_thresholds", {}))
+        texture = self.texture(doc.get("texture"), doc.get("texture_caches"), caches)
         isa = IsaSpec(**self.section(doc["isa"], S.ISA, "isa")) if "isa" in doc else None
         factors = self.section(doc.get("ir_machine_factors", {}), S.IR_MACHINE_FACTORS, "ir_machine_factors")
         self.free_assumptions(doc.get("assumptions", {}))
@@ -173,9 +199,10 @@ class _Parser:
             name=doc["name"], vendor=doc["vendor"], family=doc["family"],
             description=doc["description"], simd=simd, caches=caches,
             local_memory=LocalMemorySpec(**local), dram=DramSpec(**dram),
-            occupancy=OccupancySpec(**occ), alu_cycles=alu, extra=extra, isa=isa,
-            ir_machine_factors=factors,
-            sources=self.sources, assumptions=self.assumptions, **top,
+            occupancy=OccupancySpec(**occ), alu_cycles=alu, alu_cycles_fast_math=fast, issue_pipes=pipes,
+            launch=LaunchCosts(**launch), peak_throughput=peaks, math_classes=math_classes,
+            rule_thresholds=limits, texture=texture, isa=isa, ir_machine_factors=factors,
+            sources=self.sources, assumptions=self.assumptions, unsupported=self.unsupported, **top,
         )
 
     def simd(self, table) -> SimdSpec:
@@ -215,6 +242,47 @@ class _Parser:
             out.append(CacheLevel(name=name, **v))
         return tuple(out)
 
+    def texture(self, table, levels, caches: tuple[CacheLevel, ...]) -> TextureSpec | None:
+        """``[texture]`` and its ``[[texture_caches]]`` (both optional, but not one without the other)."""
+        if table is None:
+            if levels is not None:
+                raise self.fail("texture_caches", "needs a [texture] section (tile_bytes, tile_rows)")
+            return None
+        v = self.section(table, S.TEXTURE, "texture")
+        shared = v.get("shared_with", "")
+        if shared and shared not in {c.name for c in caches}:
+            raise self.fail("texture.shared_with", f"{S.TEXTURE['shared_with'].rule}; got '{shared}', "
+                                                   f"levels: {', '.join(c.name for c in caches)}")
+        if levels is None:
+            levels = []
+        if not isinstance(levels, list):
+            raise self.fail("texture_caches", "must be a list of [[texture_caches]] tables, nearest first")
+        if shared and levels:
+            raise self.fail("texture_caches", f"texture.shared_with names the data cache '{shared}' as the "
+                                              "texture cache: give no [[texture_caches]] as well")
+        if not shared and not levels:
+            raise self.fail("texture_caches", "give at least one [[texture_caches]] level, or "
+                                              "texture.shared_with naming the data cache that serves images")
+        out, seen = [], {c.name for c in caches}
+        for i, lv in enumerate(levels):
+            if not isinstance(lv, dict):
+                raise self.fail(f"texture_caches[{i}]", "must be a table")
+            name = lv.get("name")
+            if not isinstance(name, str) or not name.strip():
+                raise self.fail(f"texture_caches[{i}].name", "required string field is missing or empty")
+            if name in seen:
+                raise self.fail(f"texture_caches[{i}].name", f"duplicate cache name '{name}'")
+            seen.add(name)
+            label = f"texture_caches.{name}"
+            c = self.section({k: x for k, x in lv.items() if k != "name"}, S.TEXTURE_CACHE, label)
+            line, size, ways = c["line_bytes"], c["size_bytes"], c["ways"]
+            if size % line or (size // line) % ways:
+                raise self.fail(f"{label}.ways", f"{S.TEXTURE_CACHE['ways'].rule}: size_bytes {size}, "
+                                                 f"line_bytes {line}, ways {ways}")
+            out.append(TextureCacheLevel(name=name, **c))
+        return TextureSpec(tile_bytes=v["tile_bytes"], tile_rows=v["tile_rows"], caches=tuple(out),
+                           shared_with=shared)
+
     def occupancy(self, table) -> dict:
         v = self.section(table, S.OCCUPANCY, "occupancy")
         step, low = v.get("local_mem_alloc_step_bytes", 0), v.get("local_mem_alloc_min_bytes", 0)
@@ -230,26 +298,108 @@ class _Parser:
         for k, raw in table.items():
             key = f"alu_cycles.{k}"
             if not (k == S.MATH_DEFAULT or is_opclass(k)):
-                raise self.fail(key, "unknown key; must be a trace opclass (tracekit.schema.OPCLASSES), "
+                raise self.fail(key, "unknown key; must be a trace opclass "
+                                     "(tracekit.trace.schema.OPCLASSES), "
                                      f"a math_<builtin> name or '{S.MATH_DEFAULT}'")
+            if isinstance(raw, dict) and S.UNSUPPORTED in raw:
+                self.unsupported[k] = self.unsupported_class(key, raw)
+                continue
             out[k] = self.typed(key, self.sourced(key, raw), S.Field("float", **S.NONNEG))
+        if S.MATH_DEFAULT in self.unsupported:
+            raise self.fail(f"alu_cycles.{S.MATH_DEFAULT}", "cannot be unsupported: it prices every "
+                                                            "math builtin without its own entry")
         for k in (*OPCLASSES, S.MATH_DEFAULT):
-            if k not in out:
+            if k not in out and k not in self.unsupported:
                 raise self.fail(f"alu_cycles.{k}", "required field is missing (alu_cycles must cover "
-                                                   "every opclass and math_default)")
+                                                   "every opclass and math_default, each with a price or "
+                                                   "{ unsupported = true, source = ... })")
         return out
 
-    def extra(self, raw, key: str):
-        """Free-form data; every number or boolean in it still needs a citation."""
-        if isinstance(raw, dict) and "value" in raw:
-            return self.sourced(key, raw)
-        if isinstance(raw, dict):
-            return {k: self.extra(v, f"{key}.{k}") for k, v in raw.items()}
-        if isinstance(raw, list):
-            return [self.extra(v, f"{key}[{i}]") for i, v in enumerate(raw)]
-        if isinstance(raw, (int, float, bool)):
-            return self.sourced(key, raw)  # raises: a bare number has no citation
-        return raw
+    def unsupported_class(self, key: str, raw: dict) -> str:
+        """``{ unsupported = true, source|assumed = ... }``: a class the target cannot run.
+
+        It carries a citation like any number and no ``value``; the citation is returned.
+        """
+        self._unknown(raw, S.UNSUPPORTED_KEYS, key)
+        if raw[S.UNSUPPORTED] is not True:
+            raise self.fail(f"{key}.{S.UNSUPPORTED}", "must be true (leave the key out and give a "
+                                                      "value to price the class)")
+        cited = {k: v for k, v in raw.items() if k != S.UNSUPPORTED}
+        if not cited:
+            raise self.fail(key, "an unsupported class needs a 'source' (citation) or an 'assumed' (reason)")
+        self.sourced(key, dict(cited, value=None))
+        return self.sources[key]
+
+    def prices(self, table, where: str) -> dict[str, float]:
+        """A table of instruction classes to sourced cycle prices (fast-math replacements)."""
+        if not isinstance(table, dict):
+            raise self.fail(where, "must be a table of opclass = { value, source }")
+        out = {}
+        for k, raw in table.items():
+            key = f"{where}.{k}"
+            if not (k == S.MATH_DEFAULT or is_opclass(k)):
+                raise self.fail(key, "unknown key; must be a trace opclass or a math_<builtin> name")
+            out[k] = self.typed(key, self.sourced(key, raw), S.Field("float", **S.NONNEG))
+        return out
+
+    def pipes(self, table) -> dict[str, str]:
+        """``opclass = { value = "pipe", source }``: the execution pipe each class issues to."""
+        if not isinstance(table, dict):
+            raise self.fail("issue_pipes", 'must be a table of opclass = { value = "pipe", source = ... }')
+        out = {}
+        for k, raw in table.items():
+            key = f"issue_pipes.{k}"
+            if not (k == S.MATH_DEFAULT or is_opclass(k)):
+                raise self.fail(key, "unknown key; must be a trace opclass or a math_<builtin> name")
+            out[k] = self.typed(key, self.sourced(key, raw), S.Field("str"))
+        return out
+
+    def peak_rows(self, rows) -> tuple[PeakInput, ...]:
+        if not isinstance(rows, list):
+            raise self.fail("peak_throughput", "must be a list of [[peak_throughput]] tables")
+        out = []
+        for i, row in enumerate(rows):
+            where = f"peak_throughput[{i}]"
+            if not isinstance(row, dict):
+                raise self.fail(where, "must be a table")
+            self._unknown(row, S.PEAK_ROW, where)
+            v = {}
+            for name, spec in S.PEAK_ROW.items():
+                if name not in row:
+                    if spec.required:
+                        raise self.fail(f"{where}.{name}", "required field is missing")
+                    continue
+                raw = row[name] if name in S.PEAK_TEXT else self.sourced(f"{where}.{name}", row[name])
+                v[name] = self.typed(f"{where}.{name}", raw, spec)
+            if v.get("opclass") and not is_opclass(v["opclass"]):
+                raise self.fail(f"{where}.opclass", "must be a trace opclass")
+            if v.get("opclass") and "ops_per_result" not in v:
+                raise self.fail(f"{where}.ops_per_result", "a row naming an opclass needs ops_per_result")
+            out.append(PeakInput(**v))
+        return tuple(out)
+
+    def math_classes(self, table) -> dict[str, MathClass]:
+        if not isinstance(table, dict):
+            raise self.fail("math_classes", "must be a table of [math_classes.NAME] tables")
+        return {name: MathClass(**self.section(raw, S.MATH_CLASS, f"math_classes.{name}"))
+                for name, raw in table.items()}
+
+    def rule_thresholds(self, table) -> dict[str, float]:
+        """``"RULE-ID.name" = number`` (or a sourced value): a rule's threshold for this target.
+        Whether the rule and threshold exist is checked when the rules run."""
+        if not isinstance(table, dict):
+            raise self.fail("rule_thresholds", 'must be a table of "RULE-ID.threshold" = number')
+        out = {}
+        for k, raw in table.items():
+            key = f"rule_thresholds.{k}"
+            rid, dot, name = k.partition(".")
+            if not dot or not rid or not name:
+                raise self.fail(key, 'must be named "RULE-ID.threshold", e.g. "GEN-DIVERGENCE.utilization"')
+            value = raw.get("value") if isinstance(raw, dict) else raw
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise self.fail(key, "must be a number")
+            out[k] = float(value)
+        return out
 
     def free_assumptions(self, table) -> None:
         if not isinstance(table, dict):

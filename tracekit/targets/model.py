@@ -36,6 +36,9 @@ class SimdSpec:
     #: ALU lanes behind one issuer for 32-bit float work; a wave of ``width`` items
     #: needs ``width / lanes_per_issuer`` passes.  0 means equal to ``width``.
     lanes_per_issuer: int = 0
+    #: Lanes a packed work-group takes at least (PowerVR: two-item groups leave half
+    #: of a four-lane slot idle).
+    pack_slot_min_items: int = 1
 
     @property
     def lanes(self) -> int:
@@ -61,6 +64,56 @@ class CacheLevel:
     @property
     def sets(self) -> int:
         return self.size_bytes // (self.line_bytes * self.ways)
+
+
+@dataclass(frozen=True)
+class TextureCacheLevel:
+    """A read-only cache of the texture path (Adreno TP L1, Intel sampler L1/L2, PowerVR TPU cache).
+
+    Only image reads look it up; its misses go on to the first level of
+    ``Target.caches`` as line-sized loads.
+    """
+
+    name: str
+    scope: str                # "compute_unit"
+    size_bytes: int
+    line_bytes: int
+    ways: int
+    compute_units_per_instance: int = 1
+    latency_cycles: float = 0.0
+    bandwidth_bytes_per_cycle: float = 0.0   # per instance
+
+    @property
+    def sets(self) -> int:
+        return self.size_bytes // (self.line_bytes * self.ways)
+
+
+@dataclass(frozen=True)
+class TextureSpec:
+    """How images are laid out and read.
+
+    Images are stored in tiles of ``tile_bytes``: ``tile_rows`` rows of texels (0:
+    as square as the tile allows), each ``tile_bytes / tile_rows`` bytes wide, so
+    one line of the texture cache holds a 2-D block of texels, not a run of one
+    row.  Reads go through ``caches`` (nearest first) and then the data hierarchy;
+    where ``shared_with`` names a data cache level, that level is the texture
+    cache and reads enter the data hierarchy directly.  Image writes take the data
+    path, at their tiled addresses.
+    """
+
+    tile_bytes: int
+    tile_rows: int
+    caches: tuple[TextureCacheLevel, ...] = ()
+    shared_with: str = ""
+
+    def tile_shape(self, texel_bytes: int) -> tuple[int, int]:
+        """(width, height) in texels of one tile for texels of ``texel_bytes``."""
+        texels = max(1, self.tile_bytes // max(int(texel_bytes), 1))
+        if self.tile_rows:
+            rows = min(self.tile_rows, texels)
+        else:  # square: the larger side across
+            rows = 1 << ((texels.bit_length() - 1) // 2)
+        return max(1, texels // rows), rows
 
 
 @dataclass(frozen=True)
@@ -114,6 +167,39 @@ class IsaSpec:
 
 
 @dataclass(frozen=True)
+class LaunchCosts:
+    """What a launch costs beyond its work, and how the verdict names a bottleneck."""
+
+    overhead_ns: float = 0.0
+    work_group_dispatch_cycles: float = 0.0
+    #: A unit is the bottleneck when its predicted utilisation reaches this share
+    #: (Nsight Compute's speed-of-light rule uses 60 %).
+    sol_threshold: float = 0.6
+
+
+@dataclass(frozen=True)
+class PeakInput:
+    """One row of a vendor's peak-throughput table, as inputs: tracekit computes the peak."""
+
+    data_type: str
+    operation: str
+    unit: str
+    ops_per_instruction: float
+    cycles_per_instruction: float
+    opclass: str = ""
+    ops_per_result: float | None = None
+
+
+@dataclass(frozen=True)
+class MathClass:
+    """A guide's cost class of math built-ins and the price tracekit gives it."""
+
+    cycles: float
+    instructions: float | None = None
+    max_instructions: float | None = None
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
     vendor: str
@@ -131,8 +217,20 @@ class Target:
     #: Issue cost per instruction class: cycles one wave occupies the ALU for one
     #: issue of that class (keys are trace opclasses or ``math_*`` names).
     alu_cycles: dict[str, float] = field(default_factory=dict)
-    #: Extra, target-specific numbers (e.g. the guide's peak-throughput table).
-    extra: dict[str, object] = field(default_factory=dict)
+    #: Prices that replace ``alu_cycles`` under -cl-fast-relaxed-math / -cl-finite-math-only.
+    alu_cycles_fast_math: dict[str, float] = field(default_factory=dict)
+    #: Execution pipe of each class, where the target names them (instructions on
+    #: different pipes overlap; see analyzers/alu.py).  Empty: every class in series.
+    issue_pipes: dict[str, str] = field(default_factory=dict)
+    launch: LaunchCosts = field(default_factory=LaunchCosts)
+    #: The inputs of the vendor's peak-throughput table (tracekit/targets/throughput.py).
+    peak_throughput: tuple[PeakInput, ...] = ()
+    #: The guide's cost classes of math built-ins behind the ``math_*`` prices.
+    math_classes: dict[str, MathClass] = field(default_factory=dict)
+    #: Overrides of rule thresholds for this target, ``{"RULE-ID.name": value}`` (docs/rules.md).
+    rule_thresholds: dict[str, float] = field(default_factory=dict)
+    #: The texture path for image accesses; None: images go through ``caches`` as buffers do.
+    texture: TextureSpec | None = None
     #: The offline compiler for this GPU, when there is one (``[isa]``).
     isa: IsaSpec | None = None
     #: Machine instructions per IR instruction by IR group (``[ir_machine_factors]``),
@@ -140,6 +238,14 @@ class Target:
     ir_machine_factors: dict[str, float] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     assumptions: dict[str, str] = field(default_factory=dict)
+    #: Instruction classes the target cannot execute (Adreno: fp64), each with the
+    #: citation that says so.  They have no ``alu_cycles`` entry; an analysis that
+    #: meets one warns instead of pricing it.
+    unsupported: dict[str, str] = field(default_factory=dict)
+    #: How a load request reaches the first cache level: ``"request"`` (its lanes are
+    #: merged into the distinct units they touch, one lookup each) or ``"lane"`` (every
+    #: lane's access is looked up on its own, in lane order: PowerVR Rogue).
+    cache_lookup: str = "request"
 
     def cache(self, name: str) -> CacheLevel:
         for c in self.caches:

@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass
 
 SCOPES = ("compute_unit", "shared")
+#: How a SIMD load request reaches the first cache level (``cache_lookup``).
+CACHE_LOOKUPS = ("request", "lane")
 WRITE_POLICIES = ("write_back", "write_through")
 #: Keys of a sourced value table.
 SOURCED_KEYS = ("value", "source", "assumed")
@@ -53,6 +55,10 @@ TOP = {
                            **POS),
     "clock_mhz": Field("float", doc="shader clock the throughput numbers assume", **POS),
     "transaction_bytes": Field("int", doc="coalescing granularity of a global memory request", **POW2),
+    "cache_lookup": Field("str", required=False, choices=CACHE_LOOKUPS,
+                          rule=f"must be one of {', '.join(CACHE_LOOKUPS)}",
+                          doc="request: a load's lanes look up the distinct units they touch once; "
+                              "lane: every lane looks its access up on its own, in lane order"),
 }
 IDENTITY = ("name", "vendor", "family", "description")
 
@@ -64,6 +70,8 @@ SIMD = {
                                      doc="work-groups up to this size share one wave (0: no packing)"),
     "issuers_per_cu": Field("int", required=False, doc="wave schedulers per compute unit", **POS),
     "lanes_per_issuer": Field("int", required=False, doc="32-bit ALU lanes behind one scheduler", **POS),
+    "pack_slot_min_items": Field("int", required=False, doc="lanes a packed work-group takes at least",
+                                 **POS),
 }
 
 CACHE = {
@@ -114,7 +122,67 @@ OCCUPANCY = {
     "max_registers_per_item": Field("int", required=False, doc="0: unknown", **NONNEG),
 }
 
+#: ``[texture]``: how images are laid out in memory and which cache serves their reads.
+#: Optional (a target without it sends image accesses through ``caches`` at their linear
+#: addresses); every shipped target has one.
+TEXTURE = {
+    "tile_bytes": Field("int", doc="bytes of one tile of the image layout: the texels one "
+                                   "texture-cache line holds", **POW2),
+    "tile_rows": Field("int", rule="must be >= 0 (0: as square as the tile allows)", check=non_negative,
+                       doc="texel rows in one tile; its width is tile_bytes / tile_rows / texel bytes"),
+    "shared_with": Field("str", required=False, rule="must name a level of [[caches]]",
+                         doc="the data cache that is also the texture cache (no [[texture_caches]])"),
+}
+
+#: One ``[[texture_caches]]`` level: read-only, nearest first, in front of ``caches``.
+TEXTURE_CACHE = {
+    "scope": Field("str", choices=("compute_unit",), rule="must be compute_unit",
+                   doc="one instance per compute_units_per_instance compute units"),
+    "size_bytes": Field("int", doc="capacity of one instance", **POS),
+    "line_bytes": Field("int", doc="line size", **POW2),
+    "ways": Field("int", rule="must be > 0 and divide size_bytes / line_bytes", check=positive,
+                  doc="associativity"),
+    "compute_units_per_instance": Field("int", required=False, doc="compute units sharing one instance "
+                                        "(PowerVR: a TPU per USC pair); default 1", **POS),
+    "latency_cycles": Field("float", required=False, doc="load-to-use latency of a hit", **NONNEG),
+    "bandwidth_bytes_per_cycle": Field("float", required=False, doc="per instance", **NONNEG),
+}
+
+LAUNCH = {
+    "overhead_ns": Field("float", required=False, doc="fixed cost of a launch, start to finish", **NONNEG),
+    "work_group_dispatch_cycles": Field("float", required=False,
+                                        doc="cycles a compute unit takes to start one more work-group",
+                                        **NONNEG),
+    "sol_threshold": Field("float", required=False, rule="must be in (0, 1]",
+                           check=lambda v: 0 < v <= 1,
+                           doc="utilisation at which a unit is named the bottleneck (default 0.6)"),
+}
+
 SECTIONS = {"simd": SIMD, "local_memory": LOCAL_MEMORY, "dram": DRAM, "occupancy": OCCUPANCY}
+#: Sections a target may leave out.
+OPTIONAL_SECTIONS = {"launch": LAUNCH}
+
+#: One row of ``[[peak_throughput]]``: the inputs of a vendor's peak table.
+PEAK_ROW = {
+    "data_type": Field("str", doc="half, float, int ..."),
+    "operation": Field("str", doc="the operation the row counts"),
+    "unit": Field("str", choices=("GFLOPS", "GILOPS"), rule="must be GFLOPS or GILOPS"),
+    "opclass": Field("str", required=False, doc="the trace class the row prices"),
+    "ops_per_instruction": Field("float", doc="operations one lane's instruction counts", **POS),
+    "cycles_per_instruction": Field("float", doc="cycles one lane's instruction takes", **POS),
+    "ops_per_result": Field("float", required=False, doc="operations one result counts (an FMA is 2)",
+                            **POS),
+}
+#: Plain-text keys of a peak row (identity strings, not model numbers).
+PEAK_TEXT = ("data_type", "operation", "unit", "opclass")
+
+#: One entry of ``[math_classes.NAME]``: how a guide's cost class of built-ins is priced.
+MATH_CLASS = {
+    "cycles": Field("float", doc="issue cycles the class's built-ins are priced at", **NONNEG),
+    "instructions": Field("float", required=False, doc="hardware instructions assumed", **NONNEG),
+    "max_instructions": Field("float", required=False, doc="upper end of the class (0: unbounded)",
+                              **NONNEG),
+}
 
 #: Optional ``[isa]``: the offline compiler that builds this GPU's machine code.
 ISA = {
@@ -134,3 +202,7 @@ IR_MACHINE_FACTORS = {g: Field("float", required=False, doc=f"machine instructio
 #: alu_cycles keys beyond the trace opclasses: the fallback for math_* builtins.
 MATH_DEFAULT = "math_default"
 ALU_RULE = "must be >= 0 (cycles one wave occupies its issuer per issue)"
+#: An alu_cycles entry written ``{ unsupported = true, source = "..." }``: the target
+#: cannot execute the class at all (Adreno has no fp64), so it is not priced.
+UNSUPPORTED = "unsupported"
+UNSUPPORTED_KEYS = (UNSUPPORTED, "source", "assumed")

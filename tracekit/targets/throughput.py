@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import Target
+from tracekit.targets.model import Target
 
 
 @dataclass(frozen=True)
@@ -31,11 +31,11 @@ def peak_throughput(target: Target) -> list[PeakRow]:
     lanes = target.compute_units * target.simd.issuers_per_cu * target.simd.lanes
     ghz = target.clock_mhz / 1000.0
     rows = []
-    for r in target.extra.get("peak_throughput", []):
-        ops, cyc = float(r["ops_per_instruction"]), float(r["cycles_per_instruction"])
-        rows.append(PeakRow(data_type=r["data_type"], operation=r["operation"], unit=r["unit"],
+    for r in target.peak_throughput:
+        ops, cyc = float(r.ops_per_instruction), float(r.cycles_per_instruction)
+        rows.append(PeakRow(data_type=r.data_type, operation=r.operation, unit=r.unit,
                             ops_per_instruction=ops, cycles_per_instruction=cyc,
-                            value=ghz * lanes * ops / cyc, opclass=r.get("opclass", "")))
+                            value=ghz * lanes * ops / cyc, opclass=r.opclass))
     return rows
 
 
@@ -48,10 +48,10 @@ def implied_alu_cycles(target: Target) -> dict[str, float]:
     """
     width, lanes = target.simd.width, target.simd.lanes
     out = {}
-    for r in target.extra.get("peak_throughput", []):
-        if r.get("opclass"):
-            results = float(r["ops_per_instruction"]) / float(r["ops_per_result"])
-            out[r["opclass"]] = width / lanes * float(r["cycles_per_instruction"]) / results
+    for r in target.peak_throughput:
+        if r.opclass:
+            results = float(r.ops_per_instruction) / float(r.ops_per_result)
+            out[r.opclass] = width / lanes * float(r.cycles_per_instruction) / results
     return out
 
 

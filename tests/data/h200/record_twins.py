@@ -120,7 +120,7 @@ def record(case: dict, groups: int, out: Path, chase: Path, sample: str | None =
 def merge(parts: list[tuple[dict, int, Path]], dst: Path) -> None:
     """One trace: part i becomes launch i, with the full grid and sampling metadata."""
     from tracekit import open_trace
-    from tracekit.store import TraceWriter, conform
+    from tracekit.trace.store import TraceWriter, conform
 
     launches, sites, seen = [], [], set()
     with TraceWriter(dst) as w:

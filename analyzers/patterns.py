@@ -1,0 +1,668 @@
+"""Access patterns: the facts behind the advice, gathered in the same streaming pass as the replay.
+
+The replay says what a kernel's accesses cost; the checklist also needs to know
+what *shape* they have, because that is what a programmer changes: whether a
+wave's addresses could fit in fewer transactions (ideal transactions), whether a
+contiguous request straddles a boundary (misaligned), whether every lane reads
+one address (uniform), whether one work-item loads neighbouring words one by one
+(adjacent), reads the same address again (re-reads), walks several rows of a 2D
+array (stencil rows and pitch), stages global data into local memory and how often
+it reads each staged word, and how many distinct bytes the launch touches at all
+(the footprint, the least any cache hierarchy must fetch).
+
+:class:`PatternAccumulator` folds one chunk of whole work-groups at a time
+(:mod:`analyzers.memory` calls it), in compiled passes, so the facts cost a small
+share of the replay and memory stays bounded by the chunk.  Hot addresses (one
+address read by most work-items, atomics piling on one address) are tracked with
+bounded counters: exact for any address that matters to the rules, approximate
+only for addresses too rare to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from numba import njit
+
+from analyzers.intdiv import ADDR_MASK, div, shift_of
+
+#: A gap between one item's addresses larger than this many bytes (and than 4 accesses)
+#: starts a new row of a 2D array.
+ROW_GAP_BYTES = 64
+#: Distinct addresses kept per site for hot-address counting (heavy hitters).
+HOT_KEEP = 1024
+#: Site-level pattern columns (one row per site in :attr:`Patterns.sites`).
+SITE_COLUMNS = ("unaligned", "adjacent", "distinct_item_addresses", "ideal_transactions",
+                "misaligned_requests", "uniform_requests", "distinct_addresses", "max_items_one_address",
+                "max_accesses_one_address", "buffer", "local_slices", "lane_stride")
+
+
+@njit(cache=True)
+def request_facts(order, req_ptr, address, size, tx_bytes, transactions, active):
+    """Per request (where ``active``): distinct addresses, ideal transactions, misalignment.
+
+    The ideal is the bytes of the request's distinct addresses in whole transactions;
+    a request is misaligned when its accesses form one contiguous span that would fit
+    in fewer transactions than it takes.
+    """
+    nreq = req_ptr.shape[0] - 1
+    distinct = np.zeros(nreq, np.int64)
+    ideal = np.zeros(nreq, np.int64)
+    misaligned = np.zeros(nreq, np.bool_)
+    cap = 16
+    for r in range(nreq):
+        cap = max(cap, req_ptr[r + 1] - req_ptr[r])
+    keys = np.empty(cap, np.int64)
+    sizes = np.empty(cap, np.int64)
+    sh = shift_of(tx_bytes)
+    for r in range(nreq):
+        if not active[r]:
+            continue
+        lo_i, hi_i = req_ptr[r], req_ptr[r + 1]
+        n = hi_i - lo_i
+        ascending = True
+        for t in range(n):
+            i = order[lo_i + t]
+            keys[t] = address[i] & ADDR_MASK
+            sizes[t] = max(np.int64(size[i]), np.int64(1))
+            if t and keys[t] < keys[t - 1]:
+                ascending = False
+        if not ascending:
+            idx = np.argsort(keys[:n], kind="mergesort")
+            k2 = keys[:n][idx].copy()
+            s2 = sizes[:n][idx].copy()
+            keys[:n] = k2
+            sizes[:n] = s2
+        d = 0
+        b = np.int64(0)
+        lo = keys[0]
+        hi = keys[0] + sizes[0]
+        for t in range(n):
+            if t == 0 or keys[t] != keys[t - 1]:
+                d += 1
+                b += sizes[t]
+            hi = max(hi, keys[t] + sizes[t])
+        distinct[r] = d
+        ideal[r] = div(b + tx_bytes - 1, tx_bytes, sh)
+        span = hi - lo
+        if span == b:
+            misaligned[r] = transactions[r] > div(span + tx_bytes - 1, tx_bytes, sh)
+    return distinct, ideal, misaligned
+
+
+@njit(cache=True)
+def lane_strides(order, req_ptr, address):
+    """Per request: the address step from its first lane to its second (0 with one lane).
+
+    For a local tile read by column this is the tile's row pitch, the number a padding
+    fix changes."""
+    nreq = req_ptr.shape[0] - 1
+    out = np.zeros(nreq, np.int64)
+    for r in range(nreq):
+        if req_ptr[r + 1] - req_ptr[r] >= 2:
+            out[r] = (address[order[req_ptr[r] + 1]] & ADDR_MASK) - (address[order[req_ptr[r]]] & ADDR_MASK)
+    return out
+
+
+@njit(cache=True)
+def lane_slices(order, req_ptr, lane, lanes_per_cycle, active):
+    """Per request (where ``active``): the slices of ``lanes_per_cycle`` lanes it occupies, the
+    cycles it would take in the banks without a conflict (rows are in ascending lane order)."""
+    nreq = req_ptr.shape[0] - 1
+    out = np.zeros(nreq, np.int64)
+    sh = shift_of(lanes_per_cycle)
+    for r in range(nreq):
+        if not active[r]:
+            continue
+        last = np.int64(-1)
+        for t in range(req_ptr[r], req_ptr[r + 1]):
+            s = div(np.int64(lane[order[t]]), lanes_per_cycle, sh)
+            if s != last:
+                out[r] += 1
+                last = s
+    return out
+
+
+@njit(cache=True)
+def _sort_pairs(a, b, c, n):
+    """Sort the first ``n`` rows of (a, b, c) by a, then b (``c`` rides along)."""
+    if n > 48:
+        idx = np.argsort(a[:n], kind="mergesort")
+        a[:n] = a[:n][idx].copy()
+        b[:n] = b[:n][idx].copy()
+        c[:n] = c[:n][idx].copy()
+        s = 0
+        while s < n:
+            e = s + 1
+            while e < n and a[e] == a[s]:
+                e += 1
+            if e - s > 1:
+                sub = np.argsort(b[s:e], kind="mergesort")
+                b[s:e] = b[s:e][sub].copy()
+                c[s:e] = c[s:e][sub].copy()
+            s = e
+        return
+    for i in range(1, n):
+        va, vb, vc = a[i], b[i], c[i]
+        j = i - 1
+        while j >= 0 and (a[j] > va or (a[j] == va and b[j] > vb)):
+            a[j + 1] = a[j]
+            b[j + 1] = b[j]
+            c[j + 1] = c[j]
+            j -= 1
+        a[j + 1] = va
+        b[j + 1] = vb
+        c[j + 1] = vc
+
+
+@njit(cache=True)
+def item_facts(group, item, site, space, op, address, size, buffer, nsites, vector_bytes,
+               local_code, global_code, load_code, store_code, nonlocal_mask):
+    """One pass over a chunk's rows in canonical (group, item, seq) order.
+
+    Returns per site (dense by site id): unaligned accesses, adjacent narrow loads,
+    distinct (item, address) pairs; the launch-level counts of staged local stores,
+    local loads and stores, distinct stored local words (per group), items that
+    store to local memory; and per (item, buffer) of global loads the rows and the
+    median row pitch (arrays ``st_buffer``, ``st_rows``, ``st_pitch``).
+    """
+    n = group.shape[0]
+    unaligned = np.zeros(nsites, np.int64)
+    adjacent = np.zeros(nsites, np.int64)
+    pairs = np.zeros(nsites, np.int64)
+    staged = 0
+    local_loads = 0
+    local_stores = 0
+    local_words = 0
+    storing_items = 0
+    groups_storing = 0
+    st_buffer = np.empty(n, np.int64)
+    st_rows = np.empty(n, np.int64)
+    st_pitch = np.empty(n, np.float64)
+    ns = 0
+    cap = 64
+    ka = np.empty(cap, np.int64)
+    kb = np.empty(cap, np.int64)
+    kc = np.empty(cap, np.int64)
+    ga = np.empty(cap, np.int64)
+    gb = np.empty(cap, np.int64)
+    gs = np.empty(cap, np.int64)
+    gaps = np.empty(cap, np.int64)
+    wa = np.empty(cap, np.int64)
+    wb = np.empty(cap, np.int64)
+    i = 0
+    while i < n:
+        # one work-group: [i, gend)
+        g = group[i]
+        gend = i
+        while gend < n and group[gend] == g:
+            gend += 1
+        nw = 0
+        items_storing = 0
+        j = i
+        while j < gend:
+            it = item[j]
+            e = j
+            while e < gend and item[e] == it:
+                e += 1
+            m = e - j
+            if m > cap:
+                cap = 2 * m
+                ka = np.empty(cap, np.int64)
+                kb = np.empty(cap, np.int64)
+                kc = np.empty(cap, np.int64)
+                ga = np.empty(cap, np.int64)
+                gb = np.empty(cap, np.int64)
+                gs = np.empty(cap, np.int64)
+                gaps = np.empty(cap, np.int64)
+            if gend - i > wa.shape[0]:
+                w2a = np.empty(2 * (gend - i), np.int64)
+                w2b = np.empty(2 * (gend - i), np.int64)
+                w2a[:nw] = wa[:nw]
+                w2b[:nw] = wb[:nw]
+                wa, wb = w2a, w2b
+            stores_here = False
+            ng = 0
+            for r in range(j, e):
+                a = address[r] & ADDR_MASK
+                sz = np.int64(size[r])
+                s = site[r]
+                sp = space[r]
+                o = op[r]
+                if a % min(max(sz, np.int64(1)), np.int64(4)) != 0:
+                    unaligned[s] += 1
+                if r + 1 < e and o == load_code and sz < vector_bytes:
+                    if (space[r + 1] == sp and op[r + 1] == o and site[r + 1] != s
+                            and (address[r + 1] & ADDR_MASK) == a + sz):
+                        adjacent[s] += 1
+                ka[r - j] = s
+                kb[r - j] = a
+                if sp == local_code:
+                    if o == load_code:
+                        local_loads += 1
+                    elif o == store_code:
+                        local_stores += 1
+                        stores_here = True
+                        wa[nw] = a
+                        nw += 1
+                        if r > j and space[r - 1] == global_code and op[r - 1] == load_code:
+                            staged += 1
+                elif sp == global_code and o == load_code:
+                    ga[ng] = buffer[r]
+                    gb[ng] = a
+                    gs[ng] = sz
+                    ng += 1
+            if stores_here:
+                items_storing += 1
+            # distinct (site, address) per site: re-reads
+            _sort_pairs(ka, kb, kc, m)
+            for t in range(m):
+                if t == 0 or ka[t] != ka[t - 1] or kb[t] != kb[t - 1]:
+                    pairs[ka[t]] += 1
+            # 2D stencil shape per buffer: distinct addresses, big gaps start new rows
+            if ng:
+                _sort_pairs(ga, gb, gs, ng)
+                t = 0
+                while t < ng:
+                    u = t
+                    while u < ng and ga[u] == ga[t]:
+                        u += 1
+                    rows = 1
+                    nbig = 0
+                    prev = t
+                    for v in range(t + 1, u):
+                        if gb[v] == gb[prev]:
+                            continue
+                        gap = gb[v] - gb[prev]
+                        prev = v
+                        if gap > max(np.int64(ROW_GAP_BYTES), 4 * gs[v]):
+                            rows += 1
+                            gaps[nbig] = gap
+                            nbig += 1
+                    st_buffer[ns] = ga[t]
+                    st_rows[ns] = rows
+                    st_pitch[ns] = np.median(gaps[:nbig]) if nbig else np.nan
+                    ns += 1
+                    t = u
+            j = e
+        if nw:
+            groups_storing += 1
+            storing_items += items_storing
+            words = np.sort(wa[:nw])
+            for t in range(nw):
+                if t == 0 or words[t] != words[t - 1]:
+                    local_words += 1
+        i = gend
+    counts = np.array([staged, local_loads, local_stores, local_words, storing_items, groups_storing],
+                      np.int64)
+    return unaligned, adjacent, pairs, counts, st_buffer[:ns], st_rows[:ns], st_pitch[:ns]
+
+
+@njit(cache=True)
+def _seg_insert(keys, bits, used, seg):
+    """Mark segment ``seg`` in the open-addressing page table; returns False when it is full."""
+    page = seg >> 12
+    cap = keys.shape[0]
+    h = (page * 0x9E3779B97F4A7C15) & (cap - 1)
+    while True:
+        k = keys[h]
+        if k == page:
+            break
+        if k == -1:
+            if used[0] * 2 >= cap:
+                return False
+            keys[h] = page
+            used[0] += 1
+            break
+        h = (h + 1) & (cap - 1)
+    w = (seg >> 6) & 63
+    bits[h, w] |= np.uint64(1) << np.uint64(seg & 63)
+    return True
+
+
+@njit(cache=True)
+def _seg_add(keys, bits, used, address, size, space, mask, shift):
+    """Add the segments the rows touch; returns the first row not added (table full) or n."""
+    for r in range(address.shape[0]):
+        if not mask[space[r]]:
+            continue
+        a = address[r] & ADDR_MASK
+        first = a >> shift
+        last = (a + max(np.int64(size[r]), np.int64(1)) - 1) >> shift
+        for s in range(first, last + 1):
+            if not _seg_insert(keys, bits, used, s):
+                return r
+    return address.shape[0]
+
+
+@njit(cache=True)
+def _popcount_total(bits, keys):
+    total = 0
+    for h in range(keys.shape[0]):
+        if keys[h] == -1:
+            continue
+        for w in range(bits.shape[1]):
+            x = bits[h, w]
+            while x:
+                x &= x - np.uint64(1)
+                total += 1
+    return total
+
+
+class SegmentSet:
+    """The distinct aligned segments a launch touches: pages of 4096 segments in a hash table
+    of bitmaps, so a gigabyte of touched data costs a few megabytes to remember."""
+
+    def __init__(self, segment_bytes: int):
+        self.shift = int(segment_bytes).bit_length() - 1
+        if 1 << self.shift != segment_bytes:
+            raise ValueError("segment size must be a power of two")
+        self.segment_bytes = int(segment_bytes)
+        self._alloc(1 << 10)
+
+    def _alloc(self, cap: int) -> None:
+        self.keys = np.full(cap, -1, np.int64)
+        self.bits = np.zeros((cap, 64), np.uint64)
+        self.used = np.zeros(1, np.int64)
+
+    def add(self, address, size, space, mask) -> None:
+        start = 0
+        while start < address.shape[0]:
+            done = _seg_add(self.keys, self.bits, self.used, address[start:], size[start:], space[start:],
+                            mask, self.shift)
+            start += done
+            if start < address.shape[0]:
+                self._grow()
+
+    def _grow(self) -> None:
+        old_keys, old_bits = self.keys, self.bits
+        self._alloc(2 * old_keys.shape[0])
+        _rehash(old_keys, old_bits, self.keys, self.bits, self.used)
+
+    def count(self) -> int:
+        return int(_popcount_total(self.bits, self.keys))
+
+    def bytes(self) -> int:
+        return self.count() * self.segment_bytes
+
+
+@njit(cache=True)
+def _rehash(old_keys, old_bits, keys, bits, used):
+    cap = keys.shape[0]
+    for h in range(old_keys.shape[0]):
+        page = old_keys[h]
+        if page == -1:
+            continue
+        p = (page * 0x9E3779B97F4A7C15) & (cap - 1)
+        while keys[p] != -1:
+            p = (p + 1) & (cap - 1)
+        keys[p] = page
+        used[0] += 1
+        bits[p, :] = old_bits[h, :]
+
+
+class HotAddresses:
+    """Per site, how often the most frequent addresses occur (bounded: heavy hitters).
+
+    Counts are added chunk by chunk; when a site holds more than ``keep`` addresses
+    the smallest counts are dropped (Misra-Gries style: every address whose share
+    of the site's count exceeds 1/``keep`` survives, with its count exact up to the
+    dropped weight).  The maximum is what the rules read.
+    """
+
+    def __init__(self, keep: int = HOT_KEEP):
+        self.keep = keep
+        self.counts: dict[int, dict[int, int]] = {}
+
+    def add(self, site: int, addresses: np.ndarray, weights: np.ndarray | None = None) -> None:
+        if not len(addresses):
+            return
+        uniq, inv = np.unique(addresses, return_inverse=True)
+        w = np.bincount(inv, weights=weights) if weights is not None else np.bincount(inv)
+        d = self.counts.setdefault(int(site), {})
+        for a, c in zip(uniq.tolist(), w.tolist(), strict=True):
+            d[a] = d.get(a, 0) + int(c)
+        if len(d) > 2 * self.keep:
+            cut = sorted(d.values(), reverse=True)[self.keep]
+            self.counts[int(site)] = {a: c - cut for a, c in d.items() if c > cut}
+
+    def maximum(self, site: int) -> int:
+        d = self.counts.get(int(site))
+        return max(d.values()) if d else 0
+
+
+@dataclass
+class LaunchPatterns:
+    """Launch-level pattern facts of one launch (counts of the recorded work-groups)."""
+
+    footprint_bytes: int = 0
+    local_loads: int = 0
+    local_stores: int = 0
+    local_words_stored: int = 0
+    local_storing_items: int = 0
+    local_groups_storing: int = 0
+    staged_local_stores: int = 0
+    #: Per global buffer: median rows one item reads and the median row pitch in bytes.
+    stencils: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["buffer", "rows", "pitch"]))
+
+    @property
+    def local_reads_per_word(self) -> float:
+        return self.local_loads / self.local_words_stored if self.local_words_stored else float("nan")
+
+    @property
+    def staged_local_store_fraction(self) -> float:
+        return self.staged_local_stores / self.local_stores if self.local_stores else 0.0
+
+    @property
+    def local_storing_items_per_group(self) -> float:
+        g = self.local_groups_storing
+        return self.local_storing_items / g if g else 0.0
+
+    @property
+    def local_stores_per_storing_item(self) -> float:
+        return self.local_stores / self.local_storing_items if self.local_stores else 0.0
+
+
+@dataclass
+class Patterns:
+    """The pattern facts of one launch: per site (:data:`SITE_COLUMNS`) and launch-wide."""
+
+    sites: pd.DataFrame
+    launch: LaunchPatterns
+
+
+class PatternAccumulator:
+    """Folds the pattern facts of one launch, chunk by chunk (see the module docstring)."""
+
+    def __init__(self, target, spaces: tuple[str, ...], ops: tuple[str, ...], vector_bytes: int = 16):
+        self.tx_bytes = int(target.transaction_bytes)
+        self.lanes_per_cycle = int(target.local_memory.lanes_per_cycle)
+        self.vector_bytes = int(vector_bytes)
+        self.codes = {s: i for i, s in enumerate(spaces)}
+        self.ops = {s: i for i, s in enumerate(ops)}
+        self.nonlocal_mask = np.array([s in ("global", "constant", "image", "private") for s in spaces])
+        self.site = {c: np.zeros(0, np.int64) for c in ("unaligned", "adjacent", "pairs")}
+        self.req: dict[int, np.ndarray] = {}     # key -> [ideal, misaligned, uniform, distinct, slices]
+        self.strides: dict[int, dict[int, int]] = {}   # local key -> {lane stride: requests}
+        self.buffer: dict[int, int] = {}
+        self.launch = LaunchPatterns()
+        self.footprint = SegmentSet(self.tx_bytes)
+        self.hot_accesses = HotAddresses()
+        self.hot_items = HotAddresses()
+        self._stencil_rows: dict[int, np.ndarray] = {}
+        self._stencil_pitch: dict[int, dict[float, int]] = {}
+
+    # -- per chunk ------------------------------------------------------------------
+    def add_rows(self, c: dict, buffer: np.ndarray) -> None:
+        site = c["site"]
+        nsites = int(site.max()) + 1
+        ua, ad, pr, counts, sb, sr, sp = item_facts(
+            c["group"], c["item"], site, c["space"], c["op"], c["address"], c["size"], buffer, nsites,
+            self.vector_bytes, self.codes["local"], self.codes["global"], self.ops["load"], self.ops["store"],
+            self.nonlocal_mask)
+        for name, arr in (("unaligned", ua), ("adjacent", ad), ("pairs", pr)):
+            cur = self.site[name]
+            if cur.shape[0] < nsites:
+                cur = np.concatenate([cur, np.zeros(nsites - cur.shape[0], np.int64)])
+            cur[:nsites] += arr
+            self.site[name] = cur
+        lp = self.launch
+        lp.staged_local_stores += int(counts[0])
+        lp.local_loads += int(counts[1])
+        lp.local_stores += int(counts[2])
+        lp.local_words_stored += int(counts[3])
+        lp.local_storing_items += int(counts[4])
+        lp.local_groups_storing += int(counts[5])
+        if len(sb):
+            for b in np.unique(sb).tolist():
+                sel = sb == b
+                rows = np.bincount(np.minimum(sr[sel], 4096))
+                old = self._stencil_rows.get(b)
+                if old is not None:
+                    if len(old) < len(rows):
+                        old, rows = rows, old
+                    rows = old + np.pad(rows, (0, len(old) - len(rows)))
+                self._stencil_rows[b] = rows
+                pitches = sp[sel]
+                pitches = pitches[~np.isnan(pitches)]
+                if len(pitches):
+                    d = self._stencil_pitch.setdefault(b, {})
+                    u, k = np.unique(pitches, return_counts=True)
+                    for p, n in zip(u.tolist(), k.tolist(), strict=True):
+                        d[p] = d.get(p, 0) + n
+        self.footprint.add(c["address"], c["size"], c["space"], self.nonlocal_mask)
+        atomic = c["op"] == self.ops["atomic"]
+        if atomic.any():
+            for s in np.unique(site[atomic]).tolist():
+                sel = atomic & (site == s)
+                self.hot_accesses.add(s, c["address"][sel] & 0x7FFFFFFFFFFFFFFF)
+        bad = buffer >= 0
+        if bad.any():
+            s_ids, first = np.unique(site[bad], return_index=True)
+            bufs = buffer[bad][first]
+            for s, b in zip(s_ids.tolist(), bufs.tolist(), strict=True):
+                self.buffer.setdefault(s, b)
+
+    def add_requests(self, key, order, req_ptr, req_wave, lane, address, size, transactions, nonlocal_req,
+                     first_row, site_of_req, is_load_global) -> None:
+        """Request-level facts: ideal transactions, misalignment, uniform requests, hot reads,
+        conflict-free bank cycles of local requests."""
+        distinct, ideal, mis = request_facts(order, req_ptr, address, size, self.tx_bytes, transactions,
+                                             nonlocal_req)
+        slices = lane_slices(order, req_ptr, lane, self.lanes_per_cycle, ~nonlocal_req)
+        uniform = nonlocal_req & (distinct == 1)
+        ukey, inv = np.unique(key, return_inverse=True)
+        sums = np.zeros((len(ukey), 5), np.int64)
+        np.add.at(sums, inv, np.stack([ideal, mis.astype(np.int64), uniform.astype(np.int64), distinct,
+                                       slices], 1))
+        for k, row in zip(ukey.tolist(), sums, strict=True):
+            acc = self.req.get(k)
+            if acc is None:
+                self.req[k] = row.copy()
+            else:
+                acc += row
+        local = ~nonlocal_req & ((req_ptr[1:] - req_ptr[:-1]) >= 2)
+        if local.any():
+            stride = lane_strides(order, req_ptr, address)[local]
+            pairs, counts = np.unique(np.stack([key[local], stride]), axis=1, return_counts=True)
+            for (k, st), c in zip(pairs.T.tolist(), counts.tolist(), strict=True):
+                d = self.strides.setdefault(k, {})
+                d[st] = d.get(st, 0) + c
+        # one address read by many work-items: uniform global-load requests, once per (wave, address)
+        hot = uniform & is_load_global
+        if hot.any():
+            lanes = (req_ptr[1:] - req_ptr[:-1])[hot]
+            addr = address[first_row[hot]] & 0x7FFFFFFFFFFFFFFF
+            wave = req_wave[hot]
+            sites = site_of_req[hot]
+            order_ = np.lexsort((wave, addr, sites))
+            s2, a2, w2, l2 = sites[order_], addr[order_], wave[order_], lanes[order_]
+            keep = np.ones(len(s2), bool)
+            keep[1:] = (s2[1:] != s2[:-1]) | (a2[1:] != a2[:-1]) | (w2[1:] != w2[:-1])
+            s2, a2, l2 = s2[keep], a2[keep], l2[keep]
+            for s in np.unique(s2).tolist():
+                sel = s2 == s
+                self.hot_items.add(s, a2[sel], l2[sel].astype(np.float64))
+
+    # -- end of launch ----------------------------------------------------------------
+    def finish(self, site_keys: np.ndarray) -> Patterns:
+        """The facts per site, for the replay's per-site keys (``site << 8 | space << 4 | op``)."""
+        n = len(site_keys)
+        out = {c: np.zeros(n, np.int64) for c in SITE_COLUMNS}
+        sites = (site_keys >> 8).astype(np.int64)
+        named = (("unaligned", "unaligned"), ("adjacent", "adjacent"), ("pairs", "distinct_item_addresses"))
+        for name, col in named:
+            arr = self.site[name]
+            out[col] = np.where(sites < len(arr), arr[np.minimum(sites, max(len(arr) - 1, 0))], 0) \
+                if len(arr) else np.zeros(n, np.int64)
+        for j, k in enumerate(site_keys.tolist()):
+            r = self.req.get(k)
+            if r is not None:
+                out["ideal_transactions"][j], out["misaligned_requests"][j] = r[0], r[1]
+                out["uniform_requests"][j], out["distinct_addresses"][j] = r[2], r[3]
+                out["local_slices"][j] = r[4]
+            s = int(k >> 8)
+            out["max_items_one_address"][j] = self.hot_items.maximum(s)
+            out["max_accesses_one_address"][j] = self.hot_accesses.maximum(s)
+            out["buffer"][j] = self.buffer.get(s, -1)
+            st = self.strides.get(k)
+            if st:
+                out["lane_stride"][j] = max(sorted(st), key=lambda x: st[x])
+        df = pd.DataFrame({"site": sites.astype(np.int32), **out})
+        lp = self.launch
+        lp.footprint_bytes = self.footprint.bytes()
+        rows = []
+        for b in sorted(self._stencil_rows):
+            hist = self._stencil_rows[b]
+            pitch = self._stencil_pitch.get(b, {})
+            values = np.array(sorted(pitch))
+            counts = np.array([pitch[p] for p in sorted(pitch)])
+            rows.append({"buffer": b, "rows": _hist_median(np.arange(len(hist)), hist),
+                         "pitch": _hist_median(values, counts) if pitch else float("nan")})
+        lp.stencils = pd.DataFrame(rows, columns=["buffer", "rows", "pitch"])
+        return Patterns(df, lp)
+
+
+def _hist_median(values: np.ndarray, counts: np.ndarray) -> float:
+    """The median of ``values`` repeated ``counts`` times (pandas' median: mean of the middle two)."""
+    total = int(counts.sum())
+    if not total:
+        return float("nan")
+    cum = np.cumsum(counts)
+    lo = values[np.searchsorted(cum, (total - 1) // 2 + 1)]
+    hi = values[np.searchsorted(cum, total // 2 + 1)]
+    return float((lo + hi) / 2)
+
+
+def merge_patterns(parts: list[Patterns]) -> Patterns | None:
+    """The facts of one launch from the facts of disjoint sets of its work-groups.
+
+    Counts add up exactly (every work-group is in one part).  Three facts can only be
+    bounded from parts: the footprint is the sum of the parts' (data shared between
+    parts is counted once per part, so it is an upper bound, which keeps the cache
+    rule on the safe side), the most items or atomics on one address is the largest
+    part's (a lower bound), and the stencil shape per buffer is the median over parts.
+    """
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    sites = pd.concat([p.sites for p in parts], ignore_index=True)
+    bounded = ("max_items_one_address", "max_accesses_one_address", "buffer", "lane_stride")
+    sums = [c for c in SITE_COLUMNS if c not in bounded]
+    agg = {c: (c, "sum") for c in sums}
+    agg.update({"max_items_one_address": ("max_items_one_address", "max"),
+                "max_accesses_one_address": ("max_accesses_one_address", "max"), "buffer": ("buffer", "max"),
+                "lane_stride": ("lane_stride", "max")})
+    merged = sites.groupby("site", sort=True).agg(**agg).reset_index()
+    lp = LaunchPatterns()
+    for name in ("footprint_bytes", "local_loads", "local_stores", "local_words_stored",
+                 "local_storing_items", "local_groups_storing", "staged_local_stores"):
+        setattr(lp, name, sum(getattr(p.launch, name) for p in parts))
+    st = pd.concat([p.launch.stencils for p in parts if len(p.launch.stencils)], ignore_index=True) \
+        if any(len(p.launch.stencils) for p in parts) else None
+    if st is not None:
+        lp.stencils = st.groupby("buffer", sort=True).agg(rows=("rows", "median"),
+                                                          pitch=("pitch", "median")).reset_index()
+    return Patterns(merged[["site", *SITE_COLUMNS]], lp)

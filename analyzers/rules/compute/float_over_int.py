@@ -1,0 +1,32 @@
+"""GEN-FLOAT-OVER-INT: integer-heavy arithmetic on a GPU whose float path is faster."""
+
+from analyzers.rules.rule import Citation as C
+from analyzers.rules.rule import Hit, Threshold, rule
+
+INTS = ("int_add", "int_mul")
+
+
+@rule(id="GEN-FLOAT-OVER-INT", title="Integer-heavy arithmetic on a float-optimised GPU",
+      vendors=("powervr", "intel"), inputs=("ops.int_add", "ops.int_mul", "sites.accesses"),
+      citation={"powervr": C("pvr", "Tweak Work for the Graphics Core"),
+                "intel": C("intel", "Using Floating Point for Calculations")},
+      thresholds={"fraction": Threshold(0.5, "team choice for powervr Tweak Work for the Graphics Core / "
+                                             "intel Using Floating Point for Calculations: integer add/mul "
+                                             "half or more of the arithmetic"),
+                  "per_access": Threshold(4, "team choice: four or more integer operations per memory "
+                                             "access, beyond the address arithmetic of the access itself")},
+      fix="""Convert the values to float once, do the adds and multiplies (as mad) in float, and
+      convert back when storing; the float path is faster than the integer one here.""")
+def check(f, t):
+    if not len(f.ops):
+        return None
+    n_int = f.executions(lambda c: c in INTS)
+    n_fp = f.executions(lambda c: c.startswith(("fp32_", "fp16_")))
+    accesses = float(f.sites["accesses"].sum()) or 1.0
+    if not n_int or n_int < t.fraction * (n_int + n_fp) or n_int / accesses < t.per_access:
+        return None
+    saved = sum(f.issues(lambda x, c=c: x == c) * max(0.0, f.cycles(c) - f.cycles(c.replace("int_", "fp32_")))
+                for c in INTS)
+    return Hit({"int_executions": int(n_int), "float_executions": int(n_fp),
+                "int_ops_per_access": round(n_int / accesses, 2)},
+               sites=f.sites_by_issues(lambda c: c in INTS), gain_s=f.gain_alu(f.alu_seconds(saved)))

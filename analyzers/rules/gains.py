@@ -1,0 +1,122 @@
+"""Pricing findings by replay: a fix the model can apply is tried, and its gain is what it saves.
+
+A rule whose fix changes where data lives or who reads it hands the runner the
+change (:mod:`analyzers.whatif.changes`); this step replays each launch with the
+change applied (:func:`analyzers.whatif.what_if`, on the same head of work-groups
+as the unchanged replay) and takes the difference of the two model times as the
+finding's gain.  A change that saves nothing turns the finding into a note, and one
+that makes the launch slower removes it: advice the model says would hurt is not
+given.  Replays are shared between findings that propose the same change.
+
+Fixes of one launch are also tried together.  Two bottlenecks can tie (a local-memory
+term and a cache term of the same size): removing either alone changes nothing, both
+together shorten the launch.  Each fix is then credited with what it adds to the
+others (the joint replay against the replay without it) when that is more than its
+gain alone, and the finding says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from analyzers.rules.rule import Finding, severity_of
+from analyzers.rules.runner import checklist_order
+from tracekit.errors import TracekitError
+
+
+def price_by_replay(findings: list[Finding], results, trace, *,
+                    max_accesses: int | None = None) -> list[Finding]:
+    """``findings`` with every proposed change priced by a what-if replay of ``trace``.
+
+    ``results``: the :class:`~analyzers.analyze.AnalysisResult` of each target the
+    findings are for (their launch times turn the replay's relative gain into seconds).
+    """
+    from analyzers.whatif import what_if
+    from analyzers.whatif.changes import Combined
+
+    targets = {r.target.name: r.target for r in results}
+    totals = {(r.target.name, lr.launch): float(lr.time_estimates.get("total_s", 0.0) or 0.0)
+              for r in results for lr in r.launches}
+    done: dict[tuple, object] = {}
+    opts = {} if max_accesses is None else {"max_accesses": max_accesses}
+
+    def replay(target: str, launch: int, change):
+        key = (target, launch, change.spec)
+        if key not in done:
+            try:
+                (done[key],) = what_if(trace, targets[target], change, launch=launch, **opts)
+            except TracekitError:  # the change does not apply to this launch
+                done[key] = None
+        return done[key]
+
+    def usable(f) -> bool:
+        """The finding's fix replays and neither slows the launch nor defeats its own purpose."""
+        if f.change is None or f.target not in targets:
+            return False
+        w = replay(f.target, f.launch, f.change)
+        return w is not None and not w.after.error and w.gain_fraction >= 0 and not f.change.side_effect(
+            w.before, w.after)
+
+    together = _joint_credit([f for f in findings if usable(f)], targets, replay, Combined)
+    out = []
+    for f in findings:
+        if f.change is None or f.target not in targets:
+            out.append(f)
+            continue
+        w = replay(f.target, f.launch, f.change)
+        joint = together.get((f.target, f.launch, f.change.spec))
+        if w is None:
+            out.append(f)
+            continue
+        if w.after.error:          # the fixed kernel would not run on this target
+            continue
+        frac = w.gain_fraction
+        if frac < 0 or f.change.side_effect(w.before, w.after):   # the fix would hurt
+            continue
+        detail = {}
+        if joint is not None and joint[0] > frac:
+            frac = joint[0]
+            detail = {"with_the_other_fixes": joint[1], "time_without_this_fix_s": float(f"{joint[2]:.6g}"),
+                      "time_with_all_fixes_s": float(f"{joint[3]:.6g}")}
+        total = totals.get((f.target, f.launch), 0.0)
+        gain = float(f"{frac * total:.6g}")
+        out.append(replace(f, estimated_gain_s=gain, estimated_gain_fraction=float(f"{min(frac, 1.0):.6g}"),
+                           severity=severity_of(frac), gain_method="replay",
+                           what_if={"change": f.change.spec, "description": f.change.describe(),
+                                    "verdict_before": w.verdict_before, "verdict_after": w.verdict_after,
+                                    "time_before_s": float(f"{w.time_before_s:.6g}"),
+                                    "time_after_s": float(f"{w.time_after_s:.6g}"),
+                                    "groups_replayed": w.groups_replayed, "groups_total": w.groups_total,
+                                    **detail}))
+    return checklist_order(out)
+
+
+def _joint_credit(findings, targets, replay, combined) -> dict[tuple, tuple]:
+    """Per (target, launch, change): the share of the launch's time the change adds to the other
+    fixes of the launch (joint replay against the joint replay without it), the other fixes, and
+    the two replayed times.
+
+    Only launches with two or more distinct changes are tried, each fix left out once.
+    """
+    by_launch: dict[tuple, dict[str, object]] = {}
+    for f in findings:
+        if f.change is not None and f.target in targets:
+            by_launch.setdefault((f.target, f.launch), {})[f.change.spec] = f.change
+    out = {}
+    for (target, launch), changes in by_launch.items():
+        if len(changes) < 2:
+            continue
+        specs = sorted(changes)
+        joint = replay(target, launch, combined(tuple(changes[s] for s in specs)))
+        if joint is None or joint.after.error:
+            continue
+        base = joint.time_before_s
+        for spec in specs:
+            rest = [s for s in specs if s != spec]
+            without = (replay(target, launch, changes[rest[0]]) if len(rest) == 1
+                       else replay(target, launch, combined(tuple(changes[s] for s in rest))))
+            if without is None or without.after.error or not base:
+                continue
+            share = (without.time_after_s - joint.time_after_s) / base
+            out[(target, launch, spec)] = (share, " + ".join(rest), without.time_after_s, joint.time_after_s)
+    return out

@@ -1,0 +1,1 @@
+"""The launch: work-group shape and size, dataset size, occupancy, registers, kernel length."""

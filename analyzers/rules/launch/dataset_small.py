@@ -1,0 +1,34 @@
+"""GEN-DATASET-SMALL: too few work-items to keep every compute unit busy."""
+
+from analyzers.rules.rule import Citation as C
+from analyzers.rules.rule import Hit, Threshold, rule, vendor_key
+
+
+@rule(id="GEN-DATASET-SMALL", title="Too few work-items to fill the GPU",
+      inputs=("launch.global_size", "target.compute_units", "target.occupancy.max_waves_per_cu"),
+      citation={"powervr": C("pvr-uo", "Work on Large datasets"),
+                "adreno": C("adreno", "3.2.3 Latency hiding"),
+                "intel": C("intel", "Optimizing Utilization of Execution Units"),
+                "nvidia": C("cuda", "Occupancy")},
+      thresholds={"powervr_items_per_cu": Threshold(512, "powervr-maximise-utilisation-and-occupancy.txt "
+                                                         "Work on Large datasets: about 512 items per USC"),
+                  "adreno_waves_per_cu": Threshold(4, "adreno §4.4.4 SDP: static code analysis: fewer than 4 "
+                                                      "waves is flagged")},
+      fix="""Give the launch more independent work (a larger problem per dispatch, several dispatches
+      merged, or smaller pieces of work per item) so every compute unit holds enough waves to hide memory
+      latency; very small jobs may be better left on the CPU.""")
+def check(f, t):
+    tgt = f.target
+    waves = f.total_waves
+    if vendor_key(tgt) == "powervr":
+        need_items = int(t.powervr_items_per_cu) * tgt.compute_units
+        if f.work_items >= need_items:
+            return None
+        return Hit({"work_items": f.work_items, "needed_items": need_items,
+                    "compute_units": tgt.compute_units})
+    per_cu = t.adreno_waves_per_cu if vendor_key(tgt) == "adreno" else tgt.occupancy.max_waves_per_cu
+    need = int(per_cu * tgt.compute_units)
+    if waves >= need:
+        return None
+    return Hit({"work_items": f.work_items, "waves": waves, "waves_needed": need,
+                "compute_units": tgt.compute_units})

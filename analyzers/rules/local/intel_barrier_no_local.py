@@ -1,0 +1,19 @@
+"""INTEL-BARRIER-NO-LOCAL: barriers in a kernel that exchanges nothing through SLM."""
+
+from analyzers.rules.rule import Citation as C
+from analyzers.rules.rule import Hit, rule
+
+
+@rule(id="INTEL-BARRIER-NO-LOCAL", title="Barriers in a kernel that shares no local memory",
+      vendors=("intel",), inputs=("ops.barrier", "patterns.local_loads", "patterns.local_stores"),
+      citation=C("intel", "Optimizing Utilization of Execution Units"),
+      fix="""Remove barriers that protect no local-memory exchange; besides their own cost they cap
+      how many groups a subslice runs at once.""")
+def check(f, t):
+    if not f.launch.has_barrier or f.uses_local:
+        return None
+    o = f.ops
+    b = o[o["opclass"] == "barrier"]
+    saved = f.alu_seconds(float(b["issues"].sum()) * f.cycles("barrier"))
+    return Hit({"barrier_executions": int(b["executions"].sum())}, sites=list(b["site"].unique()),
+               gain_s=f.gain_alu(saved))

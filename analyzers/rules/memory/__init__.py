@@ -1,0 +1,1 @@
+"""Global, constant and private memory: coalescing, alignment, width, caches, re-reads, hot data."""

@@ -1,0 +1,177 @@
+"""Replaying a launch before and after a change, on the same work-groups, through the same model."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from analyzers.analyze import LaunchResult, analyze, resolve_target, resolve_trace
+from analyzers.geometry import launch_geometries
+from analyzers.whatif.changes import Change, Launch, parse_change
+from tracekit.errors import TracekitError
+from tracekit.trace import store
+from tracekit.trace.reader import Trace
+from tracekit.trace.runs import expand_runs
+
+#: Accesses a what-if replays at most per launch (both sides): a head of whole work-groups.
+MAX_ACCESSES = 1 << 21
+
+
+@dataclass
+class WhatIf:
+    """One launch before and after a change (estimates for the whole launch)."""
+
+    change: Change
+    kernel: str
+    launch: int
+    before: LaunchResult
+    after: LaunchResult
+    groups_replayed: int
+    groups_total: int
+
+    @property
+    def time_before_s(self) -> float:
+        return float(self.before.time_estimates.get("total_s", 0.0))
+
+    @property
+    def time_after_s(self) -> float:
+        return float(self.after.time_estimates.get("total_s", 0.0))
+
+    @property
+    def gain_fraction(self) -> float:
+        """The share of the launch's time the change saves (negative: it costs time)."""
+        b = self.time_before_s
+        return (b - self.time_after_s) / b if b else 0.0
+
+    @property
+    def verdict_before(self) -> str | None:
+        return self.before.verdict
+
+    @property
+    def verdict_after(self) -> str | None:
+        return self.after.verdict
+
+    def to_dict(self) -> dict:
+        tb, ta = self.before.time_estimates, self.after.time_estimates
+        return {"change": self.change.spec, "description": self.change.describe(), "kernel": self.kernel,
+                "launch": self.launch, "verdict_before": self.verdict_before,
+                "verdict_after": self.verdict_after,
+                "time_before_s": self.time_before_s, "time_after_s": self.time_after_s,
+                "gain_fraction": self.gain_fraction,
+                "terms_before_s": {k: tb.get(k) for k in ("alu_s", "memory_s", "latency_s")},
+                "terms_after_s": {k: ta.get(k) for k in ("alu_s", "memory_s", "latency_s")},
+                "groups_replayed": self.groups_replayed, "groups_total": self.groups_total,
+                "error_after": self.after.error}
+
+
+def what_if(trace, target, change, *, launch: int | None = None,
+            max_accesses: int = MAX_ACCESSES) -> list[WhatIf]:
+    """Each launch of ``trace`` (or only ``launch``) on ``target`` before and after ``change``.
+
+    ``change`` is a :class:`Change` or its text form (:func:`parse_change`).  Both sides
+    replay the same head of the launch's work-groups (all of them when the launch has
+    at most ``max_accesses`` accesses), scaled to the whole launch.
+    """
+    trace, target, change = resolve_trace(trace), resolve_target(target), parse_change(change)
+    geos, _ = launch_geometries(trace)
+    if launch is not None:
+        geos = [g for g in geos if g.launch == int(launch)]
+        if not geos:
+            raise TracekitError(f"the trace has no launch {launch}")
+    out = []
+    for geo in geos:
+        base = head_of_launch(trace, geo, max_accesses)
+        before = _analyze_one(base, target, trace)
+        changed = change.apply(base, target)
+        after = _analyze_one(changed, target, trace)
+        kept = int(base.accesses["group"].nunique()) if len(base.accesses) else 0
+        total = geo.total_groups or geo.num_groups
+        out.append(WhatIf(change, geo.kernel, geo.launch, before, after, kept, total))
+    return out
+
+
+def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launch:
+    """The launch's first work-groups (whole ones, at most ``max_accesses`` accesses, at least one)
+    as frames, with the launch row saying how many of the launch's work-groups they are."""
+    parts, rows = [], 0
+    last_group = None
+    for b in trace.iter_batches("accesses", launches=[geo.launch]):
+        t = pa.Table.from_batches([b])
+        if rows >= max_accesses:
+            g = t.column("group").to_numpy()
+            cut = np.flatnonzero(g != last_group)
+            if cut.size:
+                t = t.slice(0, int(cut[0]))
+                if t.num_rows:
+                    parts.append(t)
+                break
+        parts.append(t)
+        rows += t.num_rows
+        last_group = t.column("group")[-1].as_py()
+    acc = (pa.concat_tables(parts) if parts else store.conform(pa.table({}), "accesses")).to_pandas()
+    for c in ("kernel", "space", "op"):
+        if c in acc:
+            acc[c] = acc[c].astype(str)
+    acc["address"] = acc["address"].astype(np.uint64)
+    groups = np.unique(acc["group"].to_numpy()) if len(acc) else np.zeros(0, np.int64)
+    ins_parts = []
+    keep = pa.array(groups, pa.int64())
+    for b in trace.iter_batches("instructions", launches=[geo.launch], runs=True):
+        t = pa.Table.from_batches([b])
+        if len(groups):
+            t = t.filter(pa.compute.is_in(t.column("group"), keep))
+        if t.num_rows:
+            ins_parts.append(expand_runs(t))
+    ins = pa.concat_tables(ins_parts).to_pandas() if ins_parts else pd.DataFrame(
+        columns=["kernel", "launch", "group", "item", "site", "opclass", "count"])
+    for c in ("kernel", "opclass"):
+        if c in ins:
+            ins[c] = ins[c].astype(str)
+    if "items" in ins:
+        ins = ins.drop(columns="items")
+    row = _launch_row(trace, geo)
+    total = geo.total_groups or geo.num_groups
+    meta = dict(row.get("metadata") or {})
+    if len(groups) and len(groups) < total:
+        meta["sampling"] = {"mode": "first", "total_groups": int(total), "groups_recorded": int(len(groups))}
+    row["metadata"] = meta
+    return Launch(acc, ins, row)
+
+
+def _launch_row(trace: Trace, geo) -> dict:
+    t = trace.launches
+    if t.num_rows:
+        match = t.filter(pa.compute.equal(t["launch"], geo.launch))
+        if match.num_rows:
+            row = match.to_pylist()[0]
+            row["metadata"] = json.loads(row["metadata"]) if row.get("metadata") else {}
+            return row
+    return {"kernel": geo.kernel, "launch": geo.launch, "global_size": list(geo.global_size),
+            "local_size": list(geo.local_size), "local_mem_bytes": geo.local_mem_bytes,
+            "build_options": geo.build_options, "device": None, "source": None,
+            "registers_per_item": geo.registers_per_item, "metadata": dict(geo.metadata)}
+
+
+def launch_trace(launch: Launch, sites: pa.Table, path: str = "<what-if>") -> Trace:
+    """An in-memory trace of one (changed) launch."""
+    acc = launch.accesses.sort_values(["group", "item", "seq"], kind="stable")
+    ins = launch.instructions
+    row = dict(launch.row)
+    meta = row.get("metadata") or {}
+    row["metadata"] = json.dumps(meta, sort_keys=True) if meta else None
+    tables = {
+        "accesses": store.conform(pa.Table.from_pandas(acc, preserve_index=False), "accesses"),
+        "instructions": store.conform(pa.Table.from_pandas(ins, preserve_index=False), "instructions"),
+        "launches": store.conform(pa.Table.from_pylist([row]), "launches"),
+        "sites": sites,
+    }
+    return Trace(path, _tables=tables)
+
+
+def _analyze_one(launch: Launch, target, trace: Trace) -> LaunchResult:
+    res = analyze(launch_trace(launch, trace.sites, str(trace.path)), target)
+    return res.launches[0]

@@ -1,0 +1,128 @@
+"""The streaming access-pattern facts agree with the plain-pandas reference, fact by fact.
+
+:mod:`analyzers.patterns` computes what the rules read in compiled passes over
+chunks of the replay; ``reference_patterns`` states the same facts over a whole
+launch in pandas.  They must agree exactly on every bundled sample, on several
+targets, and when the replay cuts a launch into many small chunks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow.compute as pc
+import pytest
+import reference_patterns as ref
+from rules_helpers import KernelBuilder
+
+from analyzers.memory import replay_memory
+from analyzers.patterns import HotAddresses, SegmentSet
+from tracekit.formats import open_trace
+from tracekit.targets import load_target
+
+SAMPLES = ["vector_add", "transpose_tiled", "transpose_naive", "matmul_tiled", "reduction", "box_filter_8x8",
+           "divergent_branch", "strided_copy", "too_small_grid"]
+TARGETS = ["nvidia-h200", "powervr-g6400", "intel-hd530", "adreno-640"]
+
+
+def _compare(trace, target, chunk_rows=1 << 20):
+    rep = replay_memory(trace, target, chunk_rows=chunk_rows)
+    assert rep.patterns, "the replay gathered no pattern facts"
+    for launch, pats in rep.patterns.items():
+        acc = trace.accesses.filter(pc.equal(trace.accesses["launch"], launch)).to_pandas()
+        acc = ref.prepare(acc, target.simd.width)
+        want = ref.site_facts(acc, target, 16).set_index("site")
+        got = pats.sites.set_index("site").reindex(want.index)
+        for col in ("unaligned", "adjacent", "ideal_transactions", "misaligned_requests", "uniform_requests"):
+            assert (got[col].fillna(0).astype(int) == want[col].fillna(0).astype(int)).all(), col
+        rereads = want["accesses"] / got["distinct_item_addresses"]
+        np.testing.assert_allclose(rereads, want["rereads_per_item"])
+        reuse = ref.local_reuse(acc)
+        lp = pats.launch
+        assert (lp.local_loads, lp.local_stores, lp.local_words_stored) == (
+            reuse["local_loads"], reuse["local_stores"], reuse["local_words_stored"])
+        assert lp.local_storing_items_per_group == pytest.approx(reuse["local_storing_items_per_group"])
+        assert lp.staged_local_store_fraction == pytest.approx(ref.staging(acc))
+        assert lp.footprint_bytes == ref.footprint_bytes(acc, target.transaction_bytes)
+        st = ref.stencil_rows(acc)
+        merged = st.merge(lp.stencils, on="buffer", how="outer", suffixes=("_ref", ""))
+        np.testing.assert_allclose(merged["rows"].astype(float), merged["rows_ref"].astype(float))
+        np.testing.assert_allclose(merged["pitch"].astype(float), merged["pitch_ref"].astype(float))
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_patterns_match_the_reference_on_samples(sample):
+    trace = open_trace(f"sample_traces/{sample}.tkt")
+    for name in TARGETS:
+        _compare(trace, load_target(name))
+
+
+def test_patterns_do_not_depend_on_chunking():
+    trace = open_trace("sample_traces/transpose_tiled.tkt")
+    _compare(trace, load_target("powervr-g6400"), chunk_rows=1 << 10)
+
+
+def test_synthetic_stencil_misalignment_and_reuse():
+    """A 3-row stencil on a 256-byte pitch, a misaligned neighbour read, and a value read twice."""
+    k = KernelBuilder((64, 8), (32, 4))
+    for dy in (-1, 0, 1):
+        k.load(1 + dy + 1, lambda i, dy=dy: 4 * i.gx + 256 * (i.gy + 1 + dy), buffer=0)
+    k.load(5, lambda i: 4 * (128 * i.group + i.lid) + 4, buffer=1)   # a[i + 1]: one element off
+    k.load(6, lambda i: 4 * i.gid, buffer=2)
+    k.load(6, lambda i: 4 * i.gid, buffer=2)                # the same address again
+    k.store(7, lambda i: 4 * i.gid, buffer=3)
+    trace = k.trace()
+    target = load_target("adreno-640")
+    _compare(trace, target)
+    pats = replay_memory(trace, target).patterns[0]
+    st = pats.launch.stencils.set_index("buffer")
+    assert st.loc[0, "rows"] == 3 and st.loc[0, "pitch"] == 256
+    sites = pats.sites.set_index("site")
+    assert sites.loc[5, "misaligned_requests"] > 0
+    assert sites.loc[6, "distinct_item_addresses"] * 2 == 2 * 64 * 8
+
+
+def test_segment_set_counts_distinct_segments_across_pages():
+    s = SegmentSet(32)
+    rng = np.random.default_rng(1)
+    addr = rng.integers(0, 1 << 36, 50_000, dtype=np.int64)
+    size = np.full(addr.shape, 4, np.uint16)
+    space = np.zeros(addr.shape, np.int32)
+    s.add(addr, size, space, np.array([True]))
+    s.add(addr[:1000], size[:1000], space[:1000], np.array([True]))      # seen again: no change
+    expect = len(np.unique(np.concatenate([addr >> 5, (addr + 3) >> 5])))
+    assert s.count() == expect
+
+
+def test_hot_addresses_keep_the_heavy_ones_exact():
+    h = HotAddresses(keep=4)
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        noise = rng.integers(1000, 100_000, 500)
+        h.add(7, np.concatenate([noise, np.full(40, 5)]))
+    assert h.maximum(7) >= 40 * 20 - 20 * 500 // 4    # within the dropped weight
+    exact = HotAddresses(keep=1024)
+    exact.add(1, np.array([3, 3, 3, 4]))
+    exact.add(1, np.array([3, 9]))
+    assert exact.maximum(1) == 4
+
+
+def test_merged_parts_give_the_whole_launch_counts():
+    """Compute-unit shards see disjoint work-groups: their counts add up to the whole launch's."""
+    from analyzers.patterns import merge_patterns
+    from tracekit.trace.views import launch_groups, launch_view
+
+    trace = open_trace("sample_traces/transpose_tiled.tkt")
+    target = load_target("intel-hd530")
+    whole = replay_memory(trace, target).patterns[0]
+    groups = launch_groups(trace, 0)
+    parts = [replay_memory(launch_view(trace, [0], g), target).patterns[0]
+             for g in (groups[::2], groups[1::2])]
+    merged = merge_patterns(parts)
+    exact = ["unaligned", "adjacent", "distinct_item_addresses", "ideal_transactions", "misaligned_requests",
+             "uniform_requests", "distinct_addresses", "local_slices"]
+    w = whole.sites.set_index("site")[exact].sort_index()
+    m = merged.sites.set_index("site")[exact].sort_index()
+    assert (w == m).all().all()
+    for name in ("local_loads", "local_stores", "local_words_stored", "staged_local_stores"):
+        assert getattr(merged.launch, name) == getattr(whole.launch, name)
+    assert merged.launch.footprint_bytes >= whole.launch.footprint_bytes

@@ -1,0 +1,138 @@
+"""Trace commands: ``ingest`` (convert other exports), ``validate`` (check), ``info`` (summarise).
+
+Each command is one library call (:func:`tracekit.formats.ingest`,
+:func:`tracekit.formats.validate_path`, :func:`tracekit.trace.summary.summarize`) plus
+printing.  Bad input surfaces as :class:`~tracekit.errors.TracekitError`, which
+the CLI entry point turns into exit code 2 without a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+_MAP_HELP = "Column map CANONICAL=SOURCE[,...], e.g. address=addr,item=tid."
+_PRESET_HELP = "Column-name preset: flat (OpenCL-style names) or cuda (ctaid/tid/pc, SASS ops)."
+
+
+def _csv_options(mapping, preset, kernel, global_size, local_size, launches, delimiter) -> dict:
+    return dict(mapping=mapping, preset=preset, kernel=kernel, global_size=global_size,
+                local_size=local_size, launches_file=launches, delimiter=delimiter)
+
+
+Src = Annotated[Path, typer.Argument(help="CSV/TSV (plain or .gz), Parquet, or a trace to re-lay-out.")]
+TracePath = Annotated[Path, typer.Argument(help="A trace (.tkt, .parquet) or a CSV export.")]
+Output = Annotated[Path, typer.Option("-o", "--output", help="Destination: NAME.tkt or NAME.parquet.")]
+MapOpt = Annotated[str | None, typer.Option("--map", help=_MAP_HELP)]
+PresetOpt = Annotated[str | None, typer.Option("--preset", help=_PRESET_HELP)]
+KernelOpt = Annotated[str | None, typer.Option(
+    "--kernel", help="Kernel name when the source has no kernel column.")]
+GlobalOpt = Annotated[str | None, typer.Option(
+    "--global", help="Global size X[,Y,Z] of every launch (CSV).")]
+LocalOpt = Annotated[str | None, typer.Option(
+    "--local", help="Local (work-group) size X[,Y,Z] (CSV).")]
+LaunchesOpt = Annotated[Path | None, typer.Option(
+    "--launches", help="Launch facts JSON (default: BASE.launches.json beside the source, if present).")]
+DelimOpt = Annotated[str | None, typer.Option(
+    "--delimiter", help="CSV delimiter (default: guessed from the header).")]
+FormatOpt = Annotated[str | None, typer.Option(
+    "--format", help="Source format: csv, parquet or traceg (Accel-Sim); default: from the file.")]
+LayoutOpt = Annotated[str | None, typer.Option(
+    "--layout", help="tkt or parquet (default: from the suffix of -o).")]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def ingest(src: Src, output: Output, mapping: MapOpt = None, preset: PresetOpt = None,
+               kernel: KernelOpt = None, global_size: GlobalOpt = None, local_size: LocalOpt = None,
+               launches: LaunchesOpt = None, delimiter: DelimOpt = None, layout: LayoutOpt = None,
+               source_format: FormatOpt = None) -> None:
+        """Convert a CSV, Parquet or Accel-Sim .traceg export into a canonical trace."""
+        from tracekit.formats import ingest as run_ingest
+        from tracekit.formats import is_foreign, open_trace
+        con = Console(highlight=False, soft_wrap=True)
+        if is_foreign(src, source_format):
+            path = run_ingest(src, output, source_format=source_format, layout=layout)
+            t = open_trace(path)
+            con.print(f"wrote {escape(str(path))}: {t.num_accesses:,} accesses, "
+                      f"{t.launches.num_rows} launch(es)")
+            return
+        opts = _csv_options(mapping, preset, kernel, global_size, local_size, launches, delimiter)
+        result = run_ingest(src, output, source_format=source_format, layout=layout, **opts)
+        con.print(f"wrote {escape(str(result.path))}: {result.accesses:,} accesses, "
+                  f"{result.launches} launch(es)")
+        mapped = ", ".join(f"{k}<-{v}" for k, v in result.columns.items() if k != v)
+        if mapped:
+            con.print(f"columns: {escape(mapped)}")
+        for note in result.notes:
+            con.print(f"note: {escape(note)}")
+
+    @app.command()
+    def validate(trace: TracePath, mapping: MapOpt = None, preset: PresetOpt = None,
+                 kernel: KernelOpt = None, global_size: GlobalOpt = None, local_size: LocalOpt = None,
+                 launches: LaunchesOpt = None, delimiter: DelimOpt = None) -> None:
+        """Check a trace against trace format v1; exit 0 if valid, 2 if not."""
+        from tracekit.formats import is_csv_path, validate_path
+        opts = _csv_options(mapping, preset, kernel, global_size, local_size, launches, delimiter)
+        report = validate_path(trace, **(opts if is_csv_path(trace) else {}))
+        out = Console(highlight=False, soft_wrap=True)
+        err = Console(stderr=True, highlight=False, soft_wrap=True)
+        for line in report.lines():
+            (err if line.startswith("error") else out).print(escape(line))
+        c = report.counts
+        if report.ok:
+            out.print(f"valid: {c.get('accesses', 0):,} accesses, {c.get('instructions', 0):,} instruction "
+                      f"rows, {c.get('launches', 0)} launch(es), {len(report.warnings)} warning(s)")
+            return
+        err.print(f"invalid: {len(report.errors)} kind(s) of error in {escape(str(trace))}")
+        raise typer.Exit(2)
+
+    @app.command()
+    def info(trace: TracePath,
+             as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False
+             ) -> None:
+        """Summarise a trace: kernels, launches, accesses per space and op, work-group shapes."""
+        from tracekit.formats import open_trace
+        from tracekit.trace.summary import summarize, to_json
+        s = summarize(open_trace(trace))
+        if as_json:
+            typer.echo(to_json(s))
+            return
+        _print_summary(s)
+
+
+def _print_summary(s) -> None:
+    con = Console(highlight=False)
+    con.print(f"[bold]{escape(s.path)}[/] ({s.layout}): {s.total_accesses:,} accesses, "
+              f"{s.total_bytes:,} bytes, kernels: {escape(', '.join(s.kernels)) or '-'}")
+    t = Table(title="launches", title_justify="left")
+    for col, just in (("kernel", "left"), ("launch", "right"), ("global", "right"), ("local", "right"),
+                      ("accesses", "right"), ("bytes", "right"), ("groups", "right")):
+        t.add_column(col, justify=just)
+    for r in s.launches.itertuples():
+        known = r.groups_total is not None and r.groups_total == r.groups_total  # NaN when unknown
+        total = f"{int(r.groups_total):,}" if known else "?"
+        groups = f"{r.groups_recorded:,} of {total}" + (" (sampled)" if r.sampled else "")
+        t.add_row(escape(str(r.kernel)), str(r.launch), r.global_size, r.local_size, f"{r.accesses:,}",
+                  f"{r.bytes:,}", groups)
+    con.print(t)
+    t = Table(title="accesses per space and op", title_justify="left")
+    for col, just in (("space", "left"), ("op", "left"), ("accesses", "right"), ("bytes", "right"),
+                      ("share", "right")):
+        t.add_column(col, justify=just)
+    for r in s.spaces.itertuples():
+        share = r.accesses / s.total_accesses if s.total_accesses else 0
+        t.add_row(r.space, r.op, f"{r.accesses:,}", f"{r.bytes:,}", f"{share:.1%}")
+    con.print(t)
+    t = Table(title="work-group shapes", title_justify="left")
+    for col in ("local size", "items per group", "launches"):
+        t.add_column(col, justify="right")
+    for r in s.group_shapes.itertuples():
+        t.add_row(r.local_size, "?" if r.items_per_group is None else str(r.items_per_group), str(r.launches))
+    con.print(t)
+    con.print(f"{s.sites:,} sites, {s.instructions:,} instruction rows")

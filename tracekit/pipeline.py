@@ -1,0 +1,188 @@
+"""trace -> analysis -> findings -> report: the one sequence every entry point runs.
+
+``tracekit analyze``, ``tracekit compare``, scheduled jobs and notebooks all call
+:func:`analyze` and then ask the returned :class:`Analysis` for what they need:
+the JSON document (:meth:`Analysis.document`), the checklist
+(:attr:`Analysis.findings`), the report model (:meth:`Analysis.report_model`) or
+a written report (:func:`write`).  Results are typed objects up to this point;
+JSON exists only where a document is rendered.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tracekit.errors import TracekitError
+from tracekit.files import write_atomic
+
+#: ``format`` of the analysis document (docs/json-schema.md) and of a sampled estimate.
+DOCUMENT_FORMAT = "tracekit-analysis"
+DOCUMENT_VERSION = 1
+SAMPLED_FORMAT = "tracekit-sampled-analysis"
+WHAT_IF_FORMAT = "tracekit-what-if"
+#: Output formats :func:`write` renders.
+FORMATS = ("json", "html", "pdf")
+#: Largest trace whose report tries cache sizes in the sensitivity check (each try is a replay).
+SENSITIVITY_REPLAY_ACCESSES = 1 << 20
+
+
+def load_targets(targets: Sequence) -> list:
+    """Targets from shipped names, ``.toml`` paths or :class:`Target` objects; at least one, no repeats."""
+    from tracekit.targets import list_targets, load_target
+
+    if not targets:
+        raise TracekitError("give at least one --target (a shipped name or a .toml path); shipped: "
+                            + ", ".join(list_targets()))
+    loaded = [load_target(t) if isinstance(t, (str, os.PathLike)) else t for t in targets]
+    names = [t.name for t in loaded]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise TracekitError(f"target {', '.join(dup)} given more than once")
+    return loaded
+
+
+def load_trace(trace):
+    """A :class:`~tracekit.trace.Trace` from a path (any input :func:`tracekit.open_trace` reads) or as is."""
+    if isinstance(trace, (str, os.PathLike)):
+        from tracekit.formats import open_trace
+        return open_trace(trace)
+    return trace
+
+
+@dataclass
+class Analysis:
+    """One trace analysed on several targets, with the checklist computed on first use."""
+
+    trace: object
+    #: One :class:`analyzers.AnalysisResult` per target, in the order the targets were given.
+    results: list
+    _findings: list | None = field(default=None, repr=False)
+
+    @property
+    def targets(self) -> list:
+        return [r.target for r in self.results]
+
+    @property
+    def warnings(self) -> list[str]:
+        return sorted({w for r in self.results for w in r.warnings})
+
+    @property
+    def findings(self) -> list:
+        """The checklist on every (launch, target), in checklist order: the rules' findings, those
+        whose fix a replay can apply priced by that replay (docs/rules.md)."""
+        if self._findings is None:
+            from analyzers.rules import run_rules
+            from analyzers.rules.gains import price_by_replay
+            self._findings = price_by_replay(run_rules(self.results), self.results, self.trace)
+        return self._findings
+
+    def document(self) -> dict:
+        """The JSON document of ``tracekit analyze --format json`` (docs/json-schema.md)."""
+        targets = {}
+        for r in self.results:
+            doc = r.to_dict()
+            doc["findings"] = [f.to_dict() for f in self.findings if f.target == r.target.name]
+            targets[r.target.name] = doc
+        return {"format": DOCUMENT_FORMAT, "version": DOCUMENT_VERSION, "trace": str(self.trace.path),
+                "targets": targets, "warnings": self.warnings}
+
+    def to_json(self) -> str:
+        from analyzers.result_dict import dumps
+        return dumps(self.document())
+
+    def sensitivity(self) -> list:
+        """Per target, how the verdict and time move when each assumed number it reads is halved
+        or doubled (:func:`analyzers.sensitivity.sensitivity`, on the analysis already made).
+        Cache sizes, which need the replay run again, are tried only on traces of at most
+        :data:`SENSITIVITY_REPLAY_ACCESSES` accesses."""
+        from analyzers.sensitivity import sensitivity
+
+        replay = self.trace.num_accesses <= SENSITIVITY_REPLAY_ACCESSES
+        out = []
+        for r in self.results:
+            df = sensitivity(self.trace, r.target, result=r, replay_caches=replay)
+            out.append(df.assign(target=r.target.name))
+        return out
+
+    def report_model(self, title: str | None = None):
+        """The HTML/PDF report model: every target's analysis, the checklist and the sensitivity."""
+        from tracekit.report import build_report_model, summarize_trace
+
+        return build_report_model(summarize_trace(self.trace), self.results, self.findings, title=title,
+                                  sensitivity=self.sensitivity())
+
+
+def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: str | None = None,
+            shard: str = "launch", progress: bool = False) -> Analysis:
+    """Analyse every launch of ``trace`` on every target: here, or on Dask workers when
+    ``workers`` (a local cluster of that many) or ``scheduler`` (an address) is given."""
+    from tracekit.progress import counting_trace
+    from tracekit.progress import progress as progress_bar
+
+    trace = load_trace(trace)
+    loaded = load_targets(targets)
+    total = trace.num_accesses * len(loaded)
+    with progress_bar(total, "analyze", enabled=progress) as bar:
+        if workers or scheduler:
+            from tracekit.distributed import analyze_distributed
+            results = analyze_distributed(trace.path, loaded, workers=workers, scheduler=scheduler,
+                                          shard=shard, progress=bar)
+        else:
+            from analyzers import analyze as analyze_target
+            view = counting_trace(trace, bar)
+            results = [analyze_target(view, t) for t in loaded]
+    return Analysis(trace, results)
+
+
+def write(analysis: Analysis, fmt: str, out: str | os.PathLike) -> Path:
+    """Write the analysis as ``fmt`` (json, html or pdf) to ``out``, atomically."""
+    if fmt not in FORMATS:
+        raise TracekitError(f"unknown output format {fmt!r}; expected one of: {', '.join(FORMATS)}")
+    if fmt == "json":
+        return write_atomic(out, analysis.to_json())
+    from tracekit.report import render_report
+    return render_report(analysis.report_model(), fmt, out)
+
+
+def sampled_document(trace, targets: Sequence, fraction: float, seed: int = 0) -> dict:
+    """Estimates from a seeded sample of work-groups, with 95 % intervals, per launch and target."""
+    from analyzers.sampling import sample_trace
+
+    if not 0 < fraction <= 1:
+        raise TracekitError(f"--sample-groups takes a fraction in (0, 1], got {fraction}")
+    trace = load_trace(trace)
+    out = {}
+    for t in load_targets(targets):
+        launches = sample_trace(trace, t, fraction=fraction, seed=seed)
+        out[t.name] = {"launches": [s.to_dict() for s in launches]}
+    return {"format": SAMPLED_FORMAT, "version": 1, "trace": str(trace.path),
+            "sampling": {"fraction": fraction, "seed": seed, "unit": "blocks of work-groups",
+                         "interval": "95% bootstrap percentile"},
+            "targets": out}
+
+
+def what_if_document(trace, targets: Sequence, change) -> dict:
+    """Every launch on every target before and after ``change`` (text form such as
+    ``"pad-local=64:4"``), replayed through the same model (:func:`analyzers.what_if`)."""
+    from analyzers.whatif import parse_change, what_if
+
+    trace = load_trace(trace)
+    change = parse_change(change)
+    out = {t.name: [w.to_dict() for w in what_if(trace, t, change)] for t in load_targets(targets)}
+    return {"format": WHAT_IF_FORMAT, "version": 1, "trace": str(trace.path), "change": change.spec,
+            "description": change.describe(), "targets": out}
+
+
+def compare(before, after, target):
+    """What changed from trace ``before`` to trace ``after`` on ``target`` (name, path or Target):
+    a :class:`~tracekit.report.compare.Comparison` of metrics, verdicts and findings."""
+    from tracekit.report.compare import compare_models
+
+    models = []
+    for trace in (before, after):
+        models.append(analyze(trace, [target]).report_model())
+    name = models[0].targets[0].name if models[0].targets else str(target)
+    return compare_models(models[0], models[1], name)

@@ -1,0 +1,337 @@
+"""Reading and writing trace v1 on disk (Parquet directory, single Parquet file).
+
+Two layouts hold the same four tables:
+
+* ``NAME.tkt/``: a directory with ``accesses.parquet``, ``instructions.parquet``,
+  ``launches.parquet``, ``sites.parquet`` and ``manifest.json``;
+* ``NAME.parquet``: one file holding ``accesses``, with the three small tables
+  stored as Arrow IPC streams (base64) in the file's key-value metadata.
+
+Writers never touch the destination until they have finished: everything is
+written under a temporary name beside it and renamed into place, so a failed or
+killed run leaves whatever the user had there intact.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tracekit.errors import TraceFormatError
+from tracekit.trace import schema
+
+MANIFEST = "manifest.json"
+META_PREFIX = b"tracekit."
+
+# Encodings chosen so a recorded trace costs well under 4 bytes per access on disk
+# and is cheap to write while recording: string columns are dictionary/RLE
+# encoded, and every integer column is split into byte streams (byte k of every
+# value, then byte k+1, ...).  Neighbouring rows share their high bytes
+# (addresses, groups, work-items, sequence numbers), so zstd all but removes
+# those streams; on recorded traces this is as small as delta-packing, a third
+# faster to write and as fast to read (docs/trace-format.md).  zstd's fastest
+# level loses little on such runs; large write batches cut per-batch work.
+_DICT_COLUMNS = ["kernel", "space", "op", "opclass"]
+
+
+def open_parquet(path: Path) -> pq.ParquetFile:
+    """A Parquet file, or a :class:`TraceFormatError` that says what is wrong with it."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError as exc:
+        raise TraceFormatError(f"cannot be opened ({exc.strerror})", path=str(path)) from None
+    if not head:
+        raise TraceFormatError("is empty (0 bytes), not a Parquet file", path=str(path))
+    if head != b"PAR1":
+        raise TraceFormatError("is not a Parquet file (it does not start with the Parquet magic bytes "
+                               "PAR1); CSV exports are converted with `tracekit ingest`", path=str(path))
+    try:
+        return pq.ParquetFile(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        # It starts like Parquet, so the end (footer) is what is missing or damaged.
+        why = ("is truncated or damaged: it starts like a Parquet file but its footer (at the end of "
+               f"the file) cannot be read ({str(exc).strip().splitlines()[0]})")
+        raise TraceFormatError(why, path=str(path)) from None
+
+
+def _parquet_options(table_schema: pa.Schema) -> dict:
+    names = set(table_schema.names)
+    encoding = {f.name: "BYTE_STREAM_SPLIT" for f in table_schema
+                if pa.types.is_integer(f.type) or pa.types.is_floating(f.type)}
+    return dict(
+        compression="zstd",
+        compression_level=1,
+        write_batch_size=1 << 16,
+        use_dictionary=[c for c in _DICT_COLUMNS if c in names],
+        column_encoding=encoding,
+        write_statistics=["launch", "group"] if "group" in names else True,
+    )
+
+
+def cast_column(col, field: pa.Field, *, path: str | None = None, hint: str | None = None):
+    """``col`` as ``field.type`` (strings are dictionary-encoded where the schema says so).
+
+    A value that cannot be cast raises :class:`TraceFormatError` naming the column.
+    """
+    if col.type == field.type:
+        return col
+    try:
+        if pa.types.is_dictionary(field.type) and not pa.types.is_dictionary(col.type):
+            return col.cast(pa.string()).dictionary_encode().cast(field.type)
+        return col.cast(field.type)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise TraceFormatError(f"cannot be read as {field.type} ({exc})", path=path, column=field.name,
+                               hint=hint) from None
+
+
+def conform(table: pa.Table | pa.RecordBatch, kind: str) -> pa.Table:
+    """Cast ``table`` to the canonical schema of ``kind``, adding optional columns.
+
+    An accesses table keeps the optional image columns when it has any of them
+    (:func:`tracekit.schema.accesses_schema`).  Raises :class:`TraceFormatError`
+    naming the column that cannot be cast.
+    """
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    target = schema.accesses_schema(table.column_names) if kind == "accesses" else schema.TABLES[kind]
+    cols = []
+    for field in target:
+        if field.name in table.column_names:
+            cols.append(cast_column(table.column(field.name), field))
+        elif field.nullable:
+            cols.append(pa.nulls(len(table), field.type))
+        else:
+            raise TraceFormatError(f"the {kind} table has no required column '{field.name}'",
+                                   column=field.name)
+    return pa.Table.from_arrays(cols, schema=target)
+
+
+def _ipc_bytes(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return base64.b64encode(sink.getvalue().to_pybytes())
+
+
+def _from_ipc(data: bytes) -> pa.Table:
+    return pa.ipc.open_stream(base64.b64decode(data)).read_all()
+
+
+class TraceWriter:
+    """Streams a trace to disk; call :meth:`close` (or use ``with``) to publish it.
+
+    ``write_accesses``/``write_instructions`` take record batches or tables in any
+    castable schema and may be called many times; ``launches``/``sites`` are set
+    once.  Nothing appears at ``path`` until :meth:`close` succeeds; on an
+    exception inside ``with`` the temporary output is removed and ``path`` keeps
+    its previous contents.
+    """
+
+    def __init__(self, path: str | os.PathLike, *, layout: str | None = None):
+        self.path = Path(path)
+        self.layout = layout or ("parquet" if self.path.suffix == ".parquet" else "tkt")
+        if self.layout not in ("parquet", "tkt"):
+            raise TraceFormatError(f"unknown trace layout '{self.layout}' (expected tkt or parquet)")
+        parent = self.path.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".part", dir=parent))
+        self._writers: dict[str, pq.ParquetWriter] = {}
+        self._small: dict[str, pa.Table] = {}
+        self._instr_batches: list[pa.Table] = []
+        self.rows = {"accesses": 0, "instructions": 0}
+        self._closed = False
+
+    # -- streaming tables -------------------------------------------------
+    def _writer(self, kind: str, target: pa.Schema | None = None) -> pq.ParquetWriter:
+        w = self._writers.get(kind)
+        if w is None:
+            target = target or schema.TABLES[kind]
+            w = pq.ParquetWriter(self._tmp / self._file(kind), target, **_parquet_options(target))
+            self._writers[kind] = w
+        return w
+
+    def _file(self, kind: str) -> str:
+        return "accesses.parquet" if self.layout == "parquet" else f"{kind}.parquet"
+
+    def write_accesses(self, batch: pa.Table | pa.RecordBatch) -> None:
+        t = conform(batch, "accesses")
+        if not len(t):
+            return
+        w = self._writers.get("accesses")
+        if w is not None and len(t.schema) > len(w.schema):
+            self._widen_accesses()
+        elif w is not None and len(t.schema) < len(w.schema):
+            t = conform(t.append_column(schema.IMAGE_FIELDS[0], pa.nulls(len(t), pa.int32())), "accesses")
+        self._writer("accesses", t.schema).write_table(t, row_group_size=1 << 20)
+        self.rows["accesses"] += len(t)
+
+    def _widen_accesses(self) -> None:
+        """Rewrite the accesses written so far with the image columns (null), once: the
+        first image rows can come after a launch without images (a host program)."""
+        self._writers.pop("accesses").close()
+        narrow = self._tmp / (self._file("accesses") + ".narrow")
+        os.replace(self._tmp / self._file("accesses"), narrow)
+        w = self._writer("accesses", schema.ACCESSES_WITH_IMAGES)
+        pf = pq.ParquetFile(narrow)
+        for i in range(pf.num_row_groups):
+            t = pf.read_row_group(i)
+            t = conform(t.append_column(schema.IMAGE_FIELDS[0], pa.nulls(len(t), pa.int32())), "accesses")
+            w.write_table(t, row_group_size=1 << 20)
+        pf.close()
+        narrow.unlink()
+
+    def write_instructions(self, batch: pa.Table | pa.RecordBatch) -> None:
+        t = conform(batch, "instructions")
+        if not len(t):
+            return
+        self.rows["instructions"] += len(t)
+        if self.layout == "parquet":
+            self._instr_batches.append(t)  # goes into the footer metadata
+        else:
+            self._writer("instructions").write_table(t, row_group_size=1 << 20)
+
+    def set_launches(self, table: pa.Table) -> None:
+        self._small["launches"] = conform(table, "launches")
+
+    def set_sites(self, table: pa.Table) -> None:
+        self._small["sites"] = conform(table, "sites")
+
+    def set_machine_code(self, table: pa.Table) -> None:
+        """The optional ``machine_code`` table (written only when it has rows)."""
+        self._small["machine_code"] = conform(table, "machine_code")
+
+    # -- publishing -------------------------------------------------------
+    def close(self) -> Path:
+        if self._closed:
+            return self.path
+        for kind in ("accesses", "instructions"):
+            if kind == "instructions" and self.layout == "parquet":
+                continue
+            self._writer(kind)  # make sure an (empty) file exists
+        launches = self._small.get("launches", schema.empty("launches"))
+        sites = self._small.get("sites", schema.empty("sites"))
+        machine = self._small.get("machine_code")
+        if machine is not None and not machine.num_rows:
+            machine = None
+        if self.layout == "parquet":
+            instr = (pa.concat_tables(self._instr_batches) if self._instr_batches
+                     else schema.empty("instructions"))
+            meta = {
+                META_PREFIX + b"version": str(schema.FORMAT_VERSION).encode(),
+                META_PREFIX + b"launches": _ipc_bytes(launches),
+                META_PREFIX + b"sites": _ipc_bytes(sites),
+                META_PREFIX + b"instructions": _ipc_bytes(instr),
+            }
+            if machine is not None:
+                meta[META_PREFIX + b"machine_code"] = _ipc_bytes(machine)
+            self._writers["accesses"].add_key_value_metadata(meta)
+        for w in self._writers.values():
+            w.close()
+        if self.layout == "tkt":
+            for kind in ("launches", "sites"):
+                t = self._small.get(kind, schema.empty(kind))
+                pq.write_table(t, self._tmp / f"{kind}.parquet", **_parquet_options(t.schema))
+            if machine is not None:
+                write_machine_code_file(machine, self._tmp / "machine_code.parquet")
+            (self._tmp / MANIFEST).write_text(json.dumps(
+                {"format": "tracekit-trace", "version": schema.FORMAT_VERSION,
+                 "rows": self.rows}, indent=1) + "\n")
+            _replace(self._tmp, self.path)
+        else:
+            _replace(self._tmp / "accesses.parquet", self.path)
+            shutil.rmtree(self._tmp, ignore_errors=True)
+        self._closed = True
+        return self.path
+
+    def abort(self) -> None:
+        for w in self._writers.values():
+            try:
+                w.close()
+            except Exception:  # noqa: BLE001 - best effort while unwinding
+                pass
+        shutil.rmtree(self._tmp, ignore_errors=True)
+        self._closed = True
+
+    def __enter__(self) -> TraceWriter:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
+def _replace(src: Path, dst: Path) -> None:
+    """Move ``src`` to ``dst``; an existing ``dst`` is removed only after the move.
+
+    A directory cannot atomically replace a file (or a file a directory), so the
+    old entry is first renamed aside and put back if the move fails.
+    """
+    if (dst.is_dir() and not dst.is_symlink()) or (src.is_dir() and os.path.lexists(dst)):
+        old = dst.with_name(f".{dst.name}.old-{os.getpid()}")
+        os.replace(dst, old)
+        try:
+            os.replace(src, dst)
+        except BaseException:
+            os.replace(old, dst)
+            raise
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            old.unlink()
+    else:
+        os.replace(src, dst)
+
+
+def write_trace(path: str | os.PathLike, accesses: pa.Table, *, instructions: pa.Table | None = None,
+                launches: pa.Table | None = None, sites: pa.Table | None = None,
+                layout: str | None = None) -> Path:
+    """Write whole in-memory tables as a trace (convenience for tests and notebooks)."""
+    with TraceWriter(path, layout=layout) as w:
+        w.write_accesses(accesses)
+        if instructions is not None:
+            w.write_instructions(instructions)
+        if launches is not None:
+            w.set_launches(launches)
+        if sites is not None:
+            w.set_sites(sites)
+    return Path(path)
+
+
+def write_machine_code_file(table: pa.Table, dest: Path) -> None:
+    """Write the ``machine_code`` table to ``dest`` (a ``.tkt`` member), atomically."""
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.part")
+    try:
+        pq.write_table(conform(table, "machine_code"), tmp, compression="zstd")
+        os.replace(tmp, dest)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def small_tables_from_parquet_metadata(path: Path, meta: dict[bytes, bytes] | None) -> dict[str, pa.Table]:
+    """Decode the launches/sites/instructions (and machine_code) tables kept in a single-file trace."""
+    out = {}
+    meta = meta or {}
+    for kind in ("launches", "sites", "instructions", "machine_code"):
+        raw = meta.get(META_PREFIX + kind.encode())
+        if raw is None:
+            out[kind] = schema.empty(kind)
+            continue
+        try:
+            out[kind] = conform(_from_ipc(raw), kind)
+        except TraceFormatError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - corrupt metadata is bad input
+            raise TraceFormatError(f"the '{kind}' table in the file metadata is unreadable ({exc})",
+                                   path=str(path)) from None
+    return out

@@ -1,0 +1,318 @@
+"""Streaming validation of a trace against trace format v1.
+
+The accesses (and instructions) are read batch by batch with their stored types
+and checked with vectorised Arrow/NumPy operations, so a trace far larger than
+memory validates in bounded memory.  Every kind of problem is counted over the
+whole trace and reported once, with the first row where it occurs.
+
+Row numbers are 1-based positions in the table (row 1 is the first access), the
+same for every layout; for a CSV file with a header that is file line ``row + 1``.
+Errors make a trace unusable for analysis; warnings mark facts that are missing
+(source lines, launch sizes) but that analysis can live without.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from tracekit.errors import TracekitError
+from tracekit.trace import schema
+from tracekit.trace.columns import (
+    Bad,
+    check_nulls,
+    first_true,
+    first_unordered,
+    normalise_vocabulary,
+    to_integer,
+)
+from tracekit.trace.reader import Trace
+from tracekit.trace.validate_images import check_image_columns
+
+_INT_COLUMNS = {"accesses": {"launch": (pa.int32(), 0), "group": (pa.int64(), 0), "item": (pa.int32(), 0),
+                             "site": (pa.int32(), 0), "seq": (pa.int64(), 0),
+                             "address": (pa.uint64(), 0), "size": (pa.uint16(), 1)},
+                "instructions": {"launch": (pa.int32(), 0), "group": (pa.int64(), 0),
+                                 "item": (pa.int32(), 0), "site": (pa.int32(), 0),
+                                 "count": (pa.int64(), 0)}}
+_OPCLASS_HELP = ", ".join(schema.OPCLASSES) + ", math_<builtin>"
+
+
+@dataclass
+class Problem:
+    """One kind of problem: where it first occurs and how many rows have it."""
+
+    check: str
+    message: str
+    table: str = "accesses"
+    row: int | None = None
+    column: str | None = None
+    count: int = 1
+
+    def render(self, path: str, header_lines: int = 0) -> str:
+        # Messages of problems found while reading a CSV already carry their file line.
+        add_line = (header_lines and self.row is not None and self.table == "accesses"
+                    and self.check != "unreadable")
+        line = f" (file line {self.row + header_lines})" if add_line else ""
+        where = [path, self.table if self.table != "accesses" else None,
+                 None if self.row is None else f"row {self.row}{line}",
+                 None if self.column is None else f"column '{self.column}'"]
+        text = ", ".join(w for w in where if w) + f": {self.message}"
+        return text + (f" ({self.count:,} rows)" if self.count > 1 else "")
+
+
+@dataclass
+class ValidationReport:
+    path: str
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    #: 1 for CSV input (rows are data rows; the header is line 1), else 0.
+    header_lines: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def lines(self) -> list[str]:
+        return ([f"error: {p.render(self.path, self.header_lines)}" for p in self.errors]
+                + [f"warning: {p.render(self.path, self.header_lines)}" for p in self.warnings])
+
+
+class _Collector:
+    def __init__(self):
+        self.found: dict[tuple, Problem] = {}
+
+    def add(self, check: str, message: str, *, table: str = "accesses", row=None, column=None,
+            count: int = 1, warning: bool = False) -> None:
+        key = (warning, table, check, column)
+        if key in self.found:
+            self.found[key].count += count
+        else:
+            self.found[key] = Problem(check, message, table, row, column, count)
+
+    def split(self) -> tuple[list[Problem], list[Problem]]:
+        errs = [p for (w, *_), p in self.found.items() if not w]
+        warns = [p for (w, *_), p in self.found.items() if w]
+        return errs, warns
+
+
+class _Launches:
+    """Per-launch limits as sorted arrays, looked up per row with searchsorted."""
+
+    def __init__(self, launches: pa.Table, out: _Collector):
+        ids = launches["launch"].to_numpy()
+        order = np.argsort(ids, kind="stable")
+        self.ids = ids[order]
+        local = np.array(launches["local_size"].to_pylist(), dtype=np.int64).reshape(-1, 3)[order]
+        glob = np.array(launches["global_size"].to_pylist(), dtype=np.int64).reshape(-1, 3)[order]
+        self.kernels = [launches["kernel"][int(i)].as_py() for i in order]
+        self.local_dims = local
+        self.items = local.prod(axis=1)
+        self.groups = (-(-glob // np.maximum(local, 1))).prod(axis=1)
+        dup = self.ids[1:][self.ids[1:] == self.ids[:-1]]
+        if len(dup):
+            out.add("duplicate-launch", f"launch {dup[0]} appears more than once", table="launches",
+                    column="launch", count=len(dup))
+        for i, (g, loc) in enumerate(zip(glob, local, strict=True)):
+            if (g < 1).any() or (loc < 1).any():
+                out.add("launch-size", f"launch {self.ids[i]} has a size below 1 (global {_dims(g)}, "
+                        f"local {_dims(loc)})", table="launches", column="local_size")
+
+    def lookup(self, launch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if not len(self.ids):
+            return np.zeros(len(launch), bool), np.zeros(len(launch), np.int64)
+        pos = np.minimum(np.searchsorted(self.ids, launch), len(self.ids) - 1)
+        return self.ids[pos] == launch, pos
+
+
+def _dims(d) -> str:
+    return " x ".join(str(int(x)) for x in d)
+
+
+def validate(trace: Trace | str | os.PathLike | Callable[[], Trace], *, path: str | os.PathLike | None = None,
+             batch_size: int = 1 << 20, file_order: bool = False) -> ValidationReport:
+    """Check a trace and return every kind of problem found.
+
+    ``trace`` is a :class:`Trace`, the path of a stored trace, or a function that opens one
+    (called here, so a file that cannot be read is reported as a problem like any other,
+    under ``path``).  Text exports are validated through :func:`tracekit.formats.validate_path`.
+    ``file_order``: the trace was read from a text export in file order (see
+    :func:`tracekit.formats.validate_path`), so row numbers are the file's data rows,
+    the first file line is a header, and row order is not checked (ingest sorts rows
+    anyway).
+    """
+    if isinstance(trace, (str, os.PathLike)):
+        path, trace = trace, (lambda p=Path(trace): Trace(p))
+    report = ValidationReport(path=str(path if path is not None else getattr(trace, "path", "?")))
+    out = _Collector()
+    if file_order:
+        report.header_lines = 1
+    try:
+        check_trace(trace if isinstance(trace, Trace) else trace(), out, report, batch_size, file_order)
+    except TracekitError as exc:
+        unreadable(out, exc)
+    report.errors, report.warnings = out.split()
+    return report
+
+
+def check_trace(t: Trace, out: _Collector, report: ValidationReport, batch_size: int,
+                file_order: bool) -> None:
+    launches = _Launches(t.launches, out)
+    seen = _Seen()
+    rows = _check_table(t, "accesses", launches, out, seen, batch_size, check_order=not file_order)
+    if rows == 0:
+        out.add("empty", "the trace has no accesses", column=None)
+    report.counts = {"accesses": rows, "launches": t.launches.num_rows, "sites": t.sites.num_rows}
+    report.counts["instructions"] = _check_table(t, "instructions", launches, out, None, batch_size)
+    _cross_checks(t, launches, seen, out)
+
+
+def unreadable(out: _Collector, exc: TracekitError) -> None:
+    """Record an error that stopped the check (the file could not be read on)."""
+    out.add("unreadable", exc.message + (f" ({exc.hint})" if exc.hint else ""), row=exc.row,
+            column=exc.column)
+
+
+class _Seen:
+    """Small sets gathered while streaming: launch ids, (launch, kernel) and (kernel, site) pairs."""
+
+    def __init__(self):
+        self.launch_kernel: set[tuple[int, str]] = set()
+        self.kernel_site: set[tuple[str, int]] = set()
+
+
+def _check_table(t: Trace, table: str, launches: _Launches, out: _Collector, seen: _Seen | None,
+                 batch_size: int, check_order: bool = True) -> int:
+    required = [f.name for f in schema.TABLES[table] if not f.nullable]
+    row0 = 0
+    last = None
+    for batch in t.iter_batches(table, batch_size=batch_size, cast=False):
+        missing = [c for c in required if c not in batch.schema.names]
+        if missing:
+            out.add("missing-column", f"required column(s) missing: {', '.join(missing)}", table=table,
+                    column=missing[0])
+            return row0 + batch.num_rows
+        good = _check_columns(batch, table, row0, out)
+        if all(c in good for c in ("launch", "group", "item")):
+            _check_ranges(good, table, row0, launches, out)
+        if check_order and table == "accesses" and all(c in good for c in ("launch", "group", "item", "seq")):
+            keys = [good[c] for c in ("launch", "group", "item", "seq")]
+            i = first_unordered(keys, last)
+            if i is not None:
+                out.add("order", "rows are not in (launch, group, item, seq) order or repeat a key; "
+                        "re-write the trace with `tracekit ingest`", row=row0 + i + 1)
+            last = tuple(k[-1] for k in keys) if len(keys[0]) else last
+        if seen is not None and "launch" in good and "site" in good:
+            pairs = pa.table({"launch": good["launch"], "kernel": batch.column("kernel"),
+                              "site": good["site"]}).group_by(["launch", "kernel", "site"]).aggregate([])
+            lk, kk, sk = (pairs[c].to_pylist() for c in ("launch", "kernel", "site"))
+            seen.launch_kernel.update(zip(lk, kk, strict=True))
+            seen.kernel_site.update(zip(kk, sk, strict=True))
+        row0 += batch.num_rows
+    return row0
+
+
+def _check_columns(batch: pa.RecordBatch, table: str, row0: int, out: _Collector) -> dict[str, np.ndarray]:
+    """Type and value checks per column; returns the columns that passed, as NumPy arrays."""
+    good: dict[str, np.ndarray] = {}
+
+    def bad(b: Bad, col: str) -> None:
+        out.add(f"value:{b.reason.split(' (')[0]}", f"{b.reason}: {b.value}", table=table,
+                row=row0 + b.index + 1, column=col, count=b.count)
+
+    for col, (typ, lo) in _INT_COLUMNS[table].items():
+        arr, b = to_integer(batch.column(col), typ, what=col, minimum=lo)
+        if b:
+            bad(b, col)
+        else:
+            good[col] = arr.to_numpy()
+    vocab = {"space": schema.SPACES, "op": schema.OPS} if table == "accesses" else {}
+    for col, allowed in vocab.items():
+        _, b = normalise_vocabulary(batch.column(col), allowed, what=col, canonicalise=lambda s: s)
+        if b:
+            bad(b, col)
+    if table == "instructions":
+        _check_opclass(batch.column("opclass"), row0, out)
+        if "items" in batch.schema.names:  # optional run length: null means one work-item
+            arr, b = to_integer(batch.column("items").fill_null(1), pa.int32(), what="items", minimum=1)
+            if b:
+                bad(b, "items")
+            else:
+                good["items"] = arr.to_numpy()
+    b = check_nulls(batch.column("kernel"))
+    if b:
+        bad(Bad(b.index, b.value, "empty kernel name", b.count), "kernel")
+    if table == "accesses" and any(c in batch.schema.names for c in schema.IMAGE_COLUMNS):
+        check_image_columns(batch, batch.column("space"), bad)
+    if table == "accesses" and "buffer" in batch.schema.names:
+        col = batch.column("buffer")
+        valid = pc.drop_null(col)
+        if len(valid):
+            _, b = to_integer(valid, pa.int32(), what="buffer", minimum=0)
+            if b:
+                out.add("value:buffer", f"{b.reason}: {b.value}", table=table, column="buffer", count=b.count)
+    return good
+
+
+def _check_opclass(col: pa.Array, row0: int, out: _Collector) -> None:
+    if not pa.types.is_dictionary(col.type):
+        col = col.cast(pa.string()).dictionary_encode()
+    bad_codes = [i for i, v in enumerate(col.dictionary.to_pylist()) if v is None or not schema.is_opclass(v)]
+    if bad_codes:
+        mask = pc.is_in(col.indices, value_set=pa.array(bad_codes, col.indices.type))
+        i = first_true(mask)
+        out.add("opclass", f"unknown opclass {col[i].as_py()!r} (allowed: {_OPCLASS_HELP})",
+                table="instructions", row=row0 + i + 1, column="opclass", count=pc.sum(mask).as_py())
+
+
+def _check_ranges(good: dict, table: str, row0: int, launches: _Launches, out: _Collector) -> None:
+    if not len(launches.ids):
+        return  # reported once, by _cross_checks
+    known, pos = launches.lookup(good["launch"])
+    if not known.all():
+        i = int(np.flatnonzero(~known)[0])
+        out.add("unknown-launch", f"launch {good['launch'][i]} has no row in the launches table, so its "
+                "sizes are unknown", table=table, row=row0 + i + 1, column="launch",
+                count=int((~known).sum()), warning=True)
+    for col, limit, what in (("item", launches.items, "local size"),
+                             ("group", launches.groups, "number of work-groups")):
+        values = good[col]
+        if col == "item" and "items" in good:  # a run must end inside the work-group
+            values = values.astype(np.int64) + good["items"] - 1
+        over = known & (values >= limit[pos])
+        if over.any():
+            i = int(np.flatnonzero(over)[0])
+            p = pos[i]
+            shape = (f"{_dims(launches.local_dims[p])} = {limit[p]} items" if col == "item"
+                     else f"{limit[p]} work-groups")
+            out.add(f"{col}-range", f"{col} {values[i]} is outside launch {launches.ids[p]}'s {what} "
+                    f"({shape}); expected 0 to {limit[p] - 1}", table=table, row=row0 + i + 1, column=col,
+                    count=int(over.sum()))
+
+
+def _cross_checks(t: Trace, launches: _Launches, seen: _Seen, out: _Collector) -> None:
+    ids = set(launches.ids.tolist())
+    kernel_of = dict(zip(launches.ids.tolist(), launches.kernels, strict=True))
+    for launch, kernel in sorted(seen.launch_kernel):
+        if launch in ids and kernel_of[launch] != kernel:
+            out.add("kernel-mismatch", f"launch {launch} is kernel '{kernel_of[launch]}' in the launches "
+                    f"table but '{kernel}' in the accesses", column="kernel")
+    if not launches.ids.size and seen.launch_kernel:
+        out.add("no-launches", "the trace has no launches table rows: launch sizes are unknown, so items "
+                "and groups cannot be checked and analysis must infer the sizes", table="launches",
+                warning=True)
+    if seen.kernel_site:
+        known_sites = set(zip(t.sites["kernel"].to_pylist(), t.sites["site"].to_pylist(), strict=True))
+        missing = sorted(seen.kernel_site - known_sites, key=lambda ks: (str(ks[0]), ks[1]))
+        if missing:
+            k, s = missing[0]
+            out.add("sites", f"{len(missing)} site(s) used by accesses have no row in the sites table "
+                    f"(first: kernel '{k}' site {s}), so their source lines are unknown", table="sites",
+                    warning=True)
