@@ -3,7 +3,7 @@
     .venv/bin/python tests/data/h200_real/make_baseline.py [--target nvidia-h200] [-o BASELINE.md]
 
 Replays twins/twins.tkt on the target, compares with ncu_raw.csv / ncu_sol.csv through
-tracekit.calibrate, and writes the per-launch table (model | measured for launch time,
+tracekit.calibration.calibrate, and writes the per-launch table (model | measured for launch time,
 DRAM bytes, L1 and L2 hit rates, instructions per warp and verdict), the agreement
 counts per quantity, the launches furthest off, and the launches also recorded whole
 (twins/full.tkt) replayed both ways.  Run it again after any model change to get the
@@ -63,7 +63,7 @@ def per_launch(cal) -> pd.DataFrame:
 
 
 def markdown(cal, measured: pd.DataFrame, sampling: dict[int, dict], full_cal=None) -> str:
-    from tracekit.calibrate import TOLERANCE
+    from tracekit.calibration.calibrate import TOLERANCE
 
     wide = per_launch(cal)
     shape = measured.set_index("ncu_id")
@@ -174,10 +174,16 @@ def markdown(cal, measured: pd.DataFrame, sampling: dict[int, dict], full_cal=No
 
 
 def main() -> None:
+<<<<<<< HEAD
     from tracekit.calibrate import calibrate, measured_frame
     from tracekit.foreign.ncu import read_ncu_raw, read_ncu_sol
 
     from tracekit.trace import open_trace
+=======
+    from tracekit.calibration.calibrate import calibrate, measured_frame
+    from tracekit.formats import open_trace
+    from tracekit.formats.ncu import read_ncu_raw, read_ncu_sol
+>>>>>>> main
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--target", default="nvidia-h200")

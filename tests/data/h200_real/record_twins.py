@@ -263,9 +263,8 @@ def record(case: Case, groups: int | None, out: Path, sample: str | None = None)
 
 def merge(parts: list[tuple[int, Case, int, Path]], dst: Path) -> None:
     """One trace: part k becomes launch k, with the full grid, sampling metadata and its ncu ID."""
-    from tracekit.store import TraceWriter, conform
-
     from tracekit import open_trace
+    from tracekit.trace.store import TraceWriter, conform
 
     launches, sites, seen = [], [], set()
     with TraceWriter(dst) as w:
