@@ -203,10 +203,10 @@ def test_sample_trace_verdicts(design, target):
 def test_sample_one_lane_branch_against_its_twin(target):
     """The kernel takes the branch in one item of every 32 (``(i & 31) == 0``)."""
     t = load_target(target)
-    w = t.simd.width
     one = analyze(_sample("one_lane_branch"), t).launches[0]
     every = analyze(_sample("all_lanes_branch"), t).launches[0]
     assert one.error is None and every.error is None, one.error or every.error
+    w = one.simd.layout.width   # the compiler's SIMD width where the trace has machine code
 
     def loop(res):   # sites a wave issues more than once: the branch body
         ps = res.per_site

@@ -35,8 +35,10 @@ def _build(name: str, options: str = "", device="skl", platform="9"):
 
 
 def _copy(name: str, tmp_path: Path) -> Path:
+    """A copy of a sample trace without the machine code it ships with."""
     dst = tmp_path / name
     shutil.copytree(TRACES / name, dst)
+    (dst / "machine_code.parquet").unlink(missing_ok=True)
     return dst
 
 
