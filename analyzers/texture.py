@@ -234,10 +234,11 @@ def distinct_bytes(order, req_ptr, address, size, mask):
         a = np.empty(hi - lo, np.int64)
         for t in range(lo, hi):
             a[t - lo] = address[order[t]] & ADDR_MASK
-        a.sort()
+        by_address = np.argsort(a, kind="mergesort")   # stable: deterministic for equal addresses
         total = 0
-        for t in range(hi - lo):
-            if t == 0 or a[t] != a[t - 1]:
+        for j in range(hi - lo):
+            t = by_address[j]
+            if j == 0 or a[t] != a[by_address[j - 1]]:
                 total += max(np.int64(size[order[lo + t]]), np.int64(1))
         out[r] = total
     return out
