@@ -158,11 +158,11 @@ def _dram_bytes(r, target) -> float:
 
     from analyzers.bound import resident_dirty_bytes
 
-    if r.memory is None or "dram_bytes" not in r.memory.memory:
+    if r.memory is None:
         return np.nan
     scale = float(r.geometry.sample_scale)
-    total = float(r.memory.memory["dram_bytes"]) * scale
-    written = float(r.memory.memory.get("dram_bytes_written", 0) or 0) * scale
+    total = float(r.memory.memory.dram_bytes) * scale
+    written = float(r.memory.memory.dram_bytes_written) * scale
     traffic = replace(r.memory.traffic, dram_bytes=total, dram_bytes_written=written)
     return total - resident_dirty_bytes(traffic, target)
 

@@ -175,7 +175,7 @@ def markdown(cal, measured: pd.DataFrame, sampling: dict[int, dict], full_cal=No
 
 def main() -> None:
     from tracekit.calibrate import calibrate, measured_frame
-    from tracekit.foreign.ncu import read_ncu_raw, read_ncu_sol
+    from tracekit.formats.ncu import read_ncu_raw, read_ncu_sol
     from tracekit.trace import open_trace
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

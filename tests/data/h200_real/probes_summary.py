@@ -40,7 +40,7 @@ def chase_table(path: Path = HERE / "probes_chase.csv") -> pd.DataFrame:
 
 
 def _counters(path: Path = HERE / "probes_ncu_raw.csv"):
-    from tracekit.foreign.ncu import read_ncu_raw
+    from tracekit.formats.ncu import read_ncu_raw
 
     raw = read_ncu_raw(path)
     f = raw.frame
