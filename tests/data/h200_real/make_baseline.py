@@ -63,7 +63,7 @@ def per_launch(cal) -> pd.DataFrame:
 
 
 def markdown(cal, measured: pd.DataFrame, sampling: dict[int, dict], full_cal=None) -> str:
-    from tracekit.calibrate import TOLERANCE
+    from tracekit.calibration.calibrate import TOLERANCE
 
     wide = per_launch(cal)
     shape = measured.set_index("ncu_id")
@@ -174,9 +174,9 @@ def markdown(cal, measured: pd.DataFrame, sampling: dict[int, dict], full_cal=No
 
 
 def main() -> None:
-    from tracekit.calibrate import calibrate, measured_frame
+    from tracekit.calibration.calibrate import calibrate, measured_frame
     from tracekit.formats.ncu import read_ncu_raw, read_ncu_sol
-    from tracekit.trace import open_trace
+    from tracekit.formats import open_trace
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--target", default="nvidia-h200")

@@ -264,7 +264,7 @@ def record(case: Case, groups: int | None, out: Path, sample: str | None = None)
 def merge(parts: list[tuple[int, Case, int, Path]], dst: Path) -> None:
     """One trace: part k becomes launch k, with the full grid, sampling metadata and its ncu ID."""
     from tracekit import open_trace
-    from tracekit.store import TraceWriter, conform
+    from tracekit.trace.store import TraceWriter, conform
 
     launches, sites, seen = [], [], set()
     with TraceWriter(dst) as w:
