@@ -100,7 +100,9 @@ def _fill(init: str, dtype: np.dtype, n: int, where: str, base_dir: Path) -> np.
             raise RecordError(f"{where}: range takes START or START:STEP, got '{init}'")
         start = vals[0] if vals else 0
         step = vals[1] if len(vals) > 1 else 1
-        _fits([start, step], np.dtype(np.float64) if is_float else np.dtype(np.int64), where, "range value")
+        if not is_float and isinstance(step, float) and not (math.isfinite(step) and step.is_integer()):
+            raise RecordError(f"{where}: range step {step!r} is not a whole number, as "
+                              f"{_NP_TO_CL[dtype.str]} elements are")
         _fits([start, start + step * max(n - 1, 0)], dtype, where, "range value")
         return (start + step * np.arange(n, dtype=np.float64 if is_float else np.int64)).astype(dtype)
     if head == "rand":
