@@ -31,7 +31,7 @@ from analyzers.machine_code import MachineCodeResult
 from analyzers.memory_adapter import LaunchMemory, memory_by_launch
 from analyzers.occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
 from analyzers.simd import SimdResult, simd_utilization, wave_issues, wave_issues_batches, wave_layout
-from tracekit.errors import TracekitError
+from tracekit.errors import TraceFormatError, TracekitError
 
 
 @dataclass
@@ -216,6 +216,8 @@ def analyze(trace, target) -> AnalysisResult:
         memory = memory_by_launch(trace, target, geos,
                                   targets={g.launch: launch_target(target, code[g.launch]) for g in geos})
         mem_error = None
+    except TraceFormatError:
+        raise  # the trace is damaged: no target can use it
     except TracekitError as exc:
         memory, mem_error = {}, str(exc)
     sites = trace.sites.to_pandas() if trace.sites.num_rows else None

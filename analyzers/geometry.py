@@ -10,7 +10,6 @@ the best the data supports.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -19,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tracekit.trace import metadata as launch_metadata
 from tracekit.trace.schema import INSTRUCTIONS
 
 FAST_MATH_FLAGS = ("-cl-fast-relaxed-math", "-cl-finite-math-only")
@@ -231,7 +231,7 @@ def launch_geometries(trace) -> tuple[list[LaunchGeometry], list[str]]:
     out: dict[int, LaunchGeometry] = {}
     for row in trace.launches.to_pylist():
         launch = int(row["launch"])
-        meta = json.loads(row["metadata"]) if row.get("metadata") else {}
+        meta = launch_metadata.parse(row.get("metadata"), path=str(trace.path), launch=launch)
         sampling = meta.get("sampling") or {}
         total = int(sampling.get("total_groups") or 0)
         rec = int(sampling.get("groups_recorded") or 0)

@@ -13,6 +13,7 @@ from analyzers.analyze import LaunchResult, analyze, resolve_target, resolve_tra
 from analyzers.geometry import launch_geometries
 from analyzers.whatif.changes import Change, Launch, parse_change
 from tracekit.errors import TracekitError
+from tracekit.trace import metadata as launch_metadata
 from tracekit.trace import store
 from tracekit.trace.reader import Trace
 from tracekit.trace.runs import expand_runs
@@ -148,7 +149,8 @@ def _launch_row(trace: Trace, geo) -> dict:
         match = t.filter(pa.compute.equal(t["launch"], geo.launch))
         if match.num_rows:
             row = match.to_pylist()[0]
-            row["metadata"] = json.loads(row["metadata"]) if row.get("metadata") else {}
+            row["metadata"] = launch_metadata.parse(row.get("metadata"), path=str(trace.path),
+                                                    launch=geo.launch)
             return row
     return {"kernel": geo.kernel, "launch": geo.launch, "global_size": list(geo.global_size),
             "local_size": list(geo.local_size), "local_mem_bytes": geo.local_mem_bytes,

@@ -91,7 +91,7 @@ def measured_frame(raw: NcuRaw, sol: pd.DataFrame | None = None) -> pd.DataFrame
     for q, m in PCT_METRICS.items():
         out[q] = raw.metric(m).to_numpy(float) / 100.0
     for q, m in OPTIONAL_PCT_METRICS.items():
-        out[q] = raw.frame[m].to_numpy(float) / 100.0 if m in raw.frame.columns else np.nan
+        out[q] = raw.metric(m).to_numpy(float) / 100.0 if m in raw.frame.columns else np.nan
     out["threads_per_instruction"] = raw.metric(THREADS_METRIC).to_numpy(float)
     out["instructions_per_warp"] = np.nan
     if INSTRUCTIONS_METRIC in f.columns:

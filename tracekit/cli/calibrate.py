@@ -77,4 +77,5 @@ def register(app: typer.Typer) -> None:
             console.print("[yellow]no Speed-of-Light export given (--sol): verdicts are not compared[/]")
         render(cal, console)
         if csv_out is not None:
-            cal.frame.to_csv(csv_out, index=False)
+            from tracekit.files import write_atomic
+            write_atomic(csv_out, cal.frame.to_csv(index=False))

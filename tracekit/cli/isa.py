@@ -44,7 +44,8 @@ def register(app: typer.Typer) -> None:
         source: Annotated[Path | None, typer.Option(
             "--source", "-s", help="kernel source to build instead of the one kept in the trace")] = None,
         target: Annotated[list[str] | None, typer.Option(
-            "--target", "-t", help="Intel target name or file (repeatable; default: all with \\[isa])")] = None,
+            "--target", "-t",
+            help="Intel target name or file (repeatable; default: all with \\[isa])")] = None,
         options: Annotated[str, typer.Option(
             "--build-options", "-b", help="with a .cl file and no trace: build options")] = "",
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="print nothing on success")] = False,

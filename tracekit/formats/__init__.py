@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tracekit.files import check_input
 from tracekit.formats.registry import (
     FORMATS,
     TRACE_FORMATS,
@@ -54,6 +55,7 @@ def ingest(src: str | os.PathLike, dst: str | os.PathLike, *, source_format: str
     written path; tables of accesses go through :func:`tracekit.formats.tabular.ingest`,
     whose :class:`~tracekit.formats.tabular.IngestResult` says how columns were mapped.
     """
+    check_input(src)
     if is_foreign(src, source_format):
         return convert(src, dst, source_format, layout=layout)
     from tracekit.formats.tabular import ingest as ingest_table

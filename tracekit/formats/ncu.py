@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from tracekit.errors import TraceFormatError, TracekitError
+from tracekit.files import check_input
 
 _ID_COLUMNS = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
                "Block Size", "Grid Size", "Device", "CC")
@@ -55,10 +56,19 @@ def normalise_unit(unit: str) -> tuple[str, float]:
     return u, 1.0
 
 
+#: What ncu prints where a metric has no value for a launch.
+_NO_VALUE = ("", "n/a", "na", "nan", "-", "--")
+
+
+def no_value(text: str) -> bool:
+    """True for a cell that says the metric was not collected (empty, ``n/a``)."""
+    return (text or "").strip().lower() in _NO_VALUE
+
+
 def to_number(text: str) -> float | None:
-    """``"1,398,192"`` -> 1398192.0; None for text that is not a number (``"PolicySpread"``)."""
+    """``"1,398,192"`` -> 1398192.0; None for text that is not a number (``"PolicySpread"``, ``n/a``)."""
     s = (text or "").strip().replace(",", "")
-    if not s or s.lower() in ("n/a", "nan"):
+    if no_value(s):
         return None
     try:
         return float(s)
@@ -73,6 +83,7 @@ def dim3(text: str) -> tuple[int, int, int] | None:
 
 def _rows(path: Path) -> tuple[list[str], list[list[str]], int]:
     """(header, rows after it, 1-based header line) of an ncu CSV with banners around it."""
+    check_input(path, kind="CSV export of Nsight Compute", dirs=False)
     try:
         text = path.read_text(encoding="utf-8-sig", errors="replace")
     except OSError as exc:
@@ -108,7 +119,15 @@ class NcuRaw:
             raise TracekitError(f"metric '{name}' is not in this Nsight Compute export"
                                 + (f" (closest: {', '.join(near)})" if near else ""), path=str(self.path),
                                 hint="add it to the --metrics list of the ncu run")
-        return self.frame[name]
+        col = self.frame[name]
+        if not pd.api.types.is_numeric_dtype(col):  # kept as text: a value is neither a number nor n/a
+            k = next(i for i, v in enumerate(col) if to_number(v) is None and not no_value(v))
+            line = self.frame.attrs.get("first_line", 0) + k
+            raise TracekitError(f"line {line}: metric '{name}' is '{col.iloc[k]}' for launch "
+                                f"{self.frame['ID'].iloc[k]}, not a number", path=str(self.path),
+                                column=name, hint="export with `ncu --csv --page raw`; values may carry "
+                                "thousands separators or be n/a")
+        return col
 
     def launch(self, i: int) -> pd.DataFrame:
         """One launch as a long table: metric, unit, value (numbers where the value is one)."""
@@ -133,7 +152,7 @@ def read_ncu_raw(path: str | os.PathLike) -> NcuRaw:
     if len(set(header)) != len(header):
         dup = next(h for h in header if header.count(h) > 1)
         raise TraceFormatError(f"column '{dup}' appears twice in the header (line {hline})", path=str(path))
-    unit_row = [""] * len(header)
+    unit_row = None
     if rows and not rows[0][0].strip():
         unit_row, rows = rows[0], rows[1:]
     if not rows:
@@ -148,15 +167,24 @@ def read_ncu_raw(path: str | os.PathLike) -> NcuRaw:
         if name in _ID_COLUMNS:
             cols[name] = values
             continue
-        unit, factor = normalise_unit(unit_row[j] if j < len(unit_row) else "")
+        unit, factor = normalise_unit(unit_row[j] if unit_row and j < len(unit_row) else "")
         nums = [to_number(v) for v in values]
-        if all(n is not None or not v.strip() for n, v in zip(nums, values, strict=True)):
+        if all(n is not None or no_value(v) for n, v in zip(nums, values, strict=True)):
             cols[name] = np.array([np.nan if n is None else n * factor for n in nums], dtype=float)
         else:
             cols[name] = values
         units[name] = unit
     frame = pd.DataFrame(cols)
-    frame["ID"] = pd.to_numeric(frame["ID"].str.replace(",", ""), errors="coerce").astype("Int64")
+    if "ID" not in frame.columns:
+        raise TraceFormatError(f"has no \"ID\" column in its header (line {hline})", path=str(path))
+    ids = pd.to_numeric(frame["ID"].str.replace(",", ""), errors="coerce")
+    bad = np.flatnonzero(ids.isna().to_numpy() | (ids.fillna(0) % 1 != 0).to_numpy())
+    if len(bad):
+        k = int(bad[0])
+        raise TraceFormatError(f"line {hline + 1 + (unit_row is not None) + k}: ID '{frame['ID'][k]}' is not "
+                               "a launch number", path=str(path), column="ID")
+    frame["ID"] = ids.astype("Int64")
+    frame.attrs["first_line"] = hline + 1 + (unit_row is not None)
     frame["grid"] = [dim3(v) for v in frame.get("Grid Size", [""] * len(frame))]
     frame["block"] = [dim3(v) for v in frame.get("Block Size", [""] * len(frame))]
     return NcuRaw(path, frame, units)

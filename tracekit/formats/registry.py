@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 
 from tracekit.errors import TraceFormatError
+from tracekit.files import check_input
 
 #: Other tools' formats, told apart by content (:func:`detect`).
 FORMATS = ("traceg", "ncu", "instcounts")
@@ -40,9 +41,9 @@ def is_foreign(src: str | os.PathLike, fmt: str | None = None) -> bool:
     src = Path(src)
     if fmt is None:
         name = src.name.lower()
-        if name.endswith((".parquet", ".tkt", *_TEXT_SUFFIXES)) or not src.exists():
+        if name.endswith((".parquet", ".tkt", *_TEXT_SUFFIXES)):
             return False
-        return detect(src) is not None
+        return detect(check_input(src)) is not None
     if fmt in ("csv", "parquet"):
         return False
     if fmt not in FORMATS:
@@ -51,17 +52,23 @@ def is_foreign(src: str | os.PathLike, fmt: str | None = None) -> bool:
 
 
 def _head(path: Path, size: int = 65536) -> str:
-    opener = lzma.open if path.suffix == ".xz" else open
+    path = check_input(path, kind="file", dirs=False)
+    xz = path.suffix == ".xz"
     try:
-        with opener(path, "rb") as fh:
+        with (lzma.open if xz else open)(path, "rb") as fh:
             return fh.read(size).decode("utf-8", errors="replace")
-    except (OSError, lzma.LZMAError) as exc:
-        raise TraceFormatError(f"cannot read: {exc}", path=str(path)) from None
+    except lzma.LZMAError as exc:
+        raise TraceFormatError(f"is not valid xz-compressed data ({exc})", path=str(path)) from None
+    except EOFError:
+        raise TraceFormatError("the xz-compressed data ends early: the file is truncated",
+                               path=str(path)) from None
+    except OSError as exc:
+        raise TraceFormatError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
 
 
 def detect(path: str | os.PathLike) -> str | None:
     """``traceg``, ``ncu``, ``instcounts`` or None, from the file's first bytes."""
-    p = Path(path)
+    p = check_input(path)
     if p.is_dir():
         from tracekit.formats.traceg_io import is_traceg_name
         names = [c.name for c in p.iterdir()]

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from pathlib import Path
 
 import pyarrow as pa
 
 from tracekit.errors import TraceFormatError
+from tracekit.files import check_input
 from tracekit.trace import schema
 
 _LAUNCH_KEYS = {f.name for f in schema.LAUNCHES}
@@ -66,11 +68,13 @@ def num_groups(global_size: list[int], local_size: list[int]) -> list[int]:
 
 def load_sidecar(path: Path) -> tuple[pa.Table, pa.Table | None]:
     """Read a sidecar file into (launches, sites) tables; errors name the file and key."""
+    if not os.path.lexists(path):
+        raise TraceFormatError("launch facts file not found", path=str(path))
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    except FileNotFoundError:
-        raise TraceFormatError("launch facts file not found", path=str(path)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        doc = json.loads(check_input(path, kind="JSON file", dirs=False).read_text(encoding="utf-8-sig"))
+    except OSError as exc:
+        raise TraceFormatError(f"cannot be read ({exc.strerror or exc})", path=str(path)) from None
+    except (ValueError, RecursionError) as exc:
         raise TraceFormatError(f"is not valid JSON ({exc})", path=str(path)) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("launches"), list) or not doc["launches"]:
         raise TraceFormatError("expected an object with a non-empty list under \"launches\"",

@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from tracekit.errors import TraceFormatError
+from tracekit.files import check_input
 from tracekit.trace import store
 from tracekit.trace.store import open_parquet
 
@@ -101,7 +102,7 @@ def _first_line(exc: Exception) -> str:
 
 def open_source(path: str | Path, *, delimiter: str | None = None) -> Source:
     """Open ``path`` as a CSV/TSV or Parquet source; a tracekit ``.tkt`` directory also works."""
-    path = Path(path)
+    path = check_input(path, kind="CSV, Parquet or trace file")
     if path.is_dir():
         if not (path / "accesses.parquet").exists():
             raise TraceFormatError("is a directory but not a .tkt trace (no accesses.parquet)",

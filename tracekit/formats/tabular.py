@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tracekit.errors import TraceFormatError
+from tracekit.files import check_input
 from tracekit.formats.presets import DEFAULT, PRESETS, TARGETS, Preset
 from tracekit.formats.sidecar import launches_from_flags, load_sidecar, num_groups, parse_dims, sidecar_path
 from tracekit.formats.sources import Source, open_source
@@ -385,7 +386,7 @@ def ingest(src: str | os.PathLike, dst: str | os.PathLike, *, layout: str | None
     only when the whole conversion succeeded.
     """
     from tracekit.trace.extsort import write_sorted
-    src, dst = Path(src), Path(dst)
+    src, dst = check_input(src, kind="CSV, Parquet or trace file"), Path(dst)
     _refuse_overwrite(src, dst)
     plan = make_plan(src, **options)
     conv = Converter(plan)

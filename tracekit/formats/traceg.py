@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from tracekit.errors import TraceFormatError
+from tracekit.files import check_input
 from tracekit.formats import sass
 
 WARP = 32
@@ -75,18 +76,49 @@ class _Instr:
     line: int | None
 
 
-def _open_text(path: Path):
-    if path.suffix == ".xz":
-        return lzma.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
+class _Lines:
+    """The text lines of a plain or xz-compressed file; a damaged or cut-short xz stream is
+    reported as bad input naming the file, not as the decompressor's own exception."""
+
+    def __init__(self, path: Path):
+        self.path = check_input(path, kind=".traceg file", dirs=False)
+        xz = path.suffix == ".xz"
+        self._fh = (lzma.open(path, "rt", encoding="utf-8", errors="replace") if xz
+                    else open(path, encoding="utf-8", errors="replace"))
+
+    def readline(self) -> str:
+        try:
+            return self._fh.readline()
+        except lzma.LZMAError as exc:
+            raise TraceFormatError(f"is not valid xz-compressed data ({exc})", path=self.path) from None
+        except EOFError:
+            raise TraceFormatError("the xz-compressed data ends early: the file is truncated",
+                                   path=self.path) from None
+        except OSError as exc:
+            raise TraceFormatError(f"cannot be read ({exc.strerror or exc})", path=self.path) from None
+
+    def __iter__(self) -> Iterator[str]:
+        while text := self.readline():
+            yield text
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+#: Addresses are unsigned 64-bit.
+_ADDRESS_END = 1 << 64
 
 
 def _hex(tok: str, what: str, path, line: int) -> int:
     try:
-        return int(tok, 16)
+        value = int(tok, 16)
     except ValueError:
         raise TraceFormatError(f"line {line}: {what} '{tok}' is not a hexadecimal number",
                                path=path) from None
+    if not 0 <= value < _ADDRESS_END:
+        raise TraceFormatError(f"line {line}: {what} '{tok}' is outside 0 .. 0xffffffffffffffff",
+                               path=path)
+    return value
 
 
 def _dec(tok: str, what: str, path, line: int) -> int:
@@ -118,12 +150,20 @@ def parse_instruction(text: str, *, version: int, lineinfo: bool, path, line: in
         i += 2 + nsrc
         width = _dec(tok[i], "memory width", path, line)
         i += 1
+        if width > 0xFFFF or pc >= 1 << 31:
+            what = (f"memory width {width} is above 65535" if width > 0xFFFF
+                    else f"PC {pc:#x} is above 0x7fffffff")
+            raise TraceFormatError(f"line {line}: {what}", path=path)
     except IndexError:
         raise TraceFormatError(f"line {line}: instruction line ends early: '{text.strip()}'",
                                path=path) from None
     addrs = None
     if width > 0:
         addrs, i = _addresses(tok, i, mask, path, line)
+        if addrs and (min(addrs) < 0 or max(addrs) >= _ADDRESS_END):
+            bad = min(addrs) if min(addrs) < 0 else max(addrs)
+            raise TraceFormatError(f"line {line}: a lane's address comes out as {bad}, outside 0 .. 2^64-1 "
+                                   "(the stride or deltas do not fit the base address)", path=path)
     if len(tok) - i > 1:  # at most the immediate may follow
         raise TraceFormatError(f"line {line}: {len(tok) - i} unexpected value(s) after the addresses",
                                path=path)
@@ -176,7 +216,7 @@ class TracegReader:
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
         self.header = KernelHeader()
-        self._fh = _open_text(self.path)
+        self._fh = _Lines(self.path)
         self._lineno = 0
         self._pending: str | None = None
         self._read_header()

@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from tracekit.errors import TraceFormatError
+from tracekit.files import check_input
 from tracekit.formats import sass
 from tracekit.formats.traceg import KernelState, TracegReader, _inst_bytes, add_block, launch_row
 from tracekit.formats.traceg_chunk import Chunk, access_table, instruction_table
@@ -33,7 +34,7 @@ def is_traceg_name(path: Path) -> bool:
 
 def traceg_files(src: str | os.PathLike) -> list[Path]:
     """The kernel files of ``src`` in launch order."""
-    src = Path(src)
+    src = check_input(src, kind=".traceg file, kernelslist.g or folder of them")
     if src.is_dir():
         for name in ("kernelslist.g", "kernelslist"):
             if (src / name).is_file():
@@ -56,7 +57,7 @@ def traceg_files(src: str | os.PathLike) -> list[Path]:
             p = src.parent / (s + "g")  # kernelslist names .trace, post-processing wrote .traceg
         if not p.exists():
             raise TraceFormatError(f"line {n}: kernel trace '{s}' listed but not found", path=str(src))
-        files.append(p)
+        files.append(check_input(p, kind=".traceg file", dirs=False))
     if not files:
         raise TraceFormatError("lists no kernel traces", path=str(src))
     return files
@@ -117,10 +118,13 @@ def _kernel_rows(path: Path, launch: int, emit) -> tuple[dict, pa.Table]:
         flush(chunk)  # unordered files: everything in one chunk, sorted there
     finally:
         reader.close()
+    if not blocks:
+        raise TraceFormatError("has a header but no thread blocks (#BEGIN_TB ... #END_TB): no instruction "
+                               "was traced, so there is nothing to convert", path=str(path))
     order = sorted(state.sites)
     sites = pa.table({
-        "kernel": [kernel] * len(order), "site": order,
-        "opcode": [state.sites[s][0] for s in order],
+        "kernel": pa.array([kernel] * len(order), pa.string()), "site": pa.array(order, pa.int32()),
+        "opcode": pa.array([state.sites[s][0] for s in order], pa.string()),
         "file": pa.nulls(len(order), pa.string()),
         "line": pa.array([state.sites[s][1] for s in order], pa.int32()),
         "column": pa.nulls(len(order), pa.int32()),
@@ -155,7 +159,7 @@ def _merge_sites(tables: list[pa.Table]) -> pa.Table:
         if (k, s) not in seen:
             seen.add((k, s))
             keep.append(i)
-    return t.take(keep)
+    return t.take(pa.array(keep, pa.int64()))
 
 
 def read_traceg(src: str | os.PathLike) -> Trace:

@@ -17,6 +17,7 @@ float double, optionally with a vector width 2, 3, 4, 8 or 16.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -59,30 +60,64 @@ def _numbers(text: str, where: str, what: str) -> list[float]:
     return out
 
 
+def _fits(values: list[float], dtype: np.dtype, where: str, what: str) -> None:
+    """Each value must be representable as an element of ``dtype`` (whole and in range for integers)."""
+    name = _NP_TO_CL[dtype.str]
+    for v in values:
+        if dtype.kind in "iu":
+            if isinstance(v, float) and not (math.isfinite(v) and v.is_integer()):
+                raise RecordError(f"{where}: {what} {v!r} is not a whole number, as {name} elements are")
+            info = np.iinfo(dtype)
+            if not info.min <= v <= info.max:
+                raise RecordError(f"{where}: {what} {v:g} does not fit in {name} ({info.min} .. {info.max})")
+        elif math.isfinite(v) and abs(v) > float(np.finfo(dtype).max):
+            top = float(np.finfo(dtype).max)
+            raise RecordError(f"{where}: {what} {v:g} does not fit in {name} (at most {top:g})")
+
+
 def _fill(init: str, dtype: np.dtype, n: int, where: str, base_dir: Path) -> np.ndarray:
     head, _, rest = init.partition(":")
     params = rest.split(":") if rest else []
     is_float = dtype.kind == "f"
     if head == "range":
         vals = _numbers(",".join(params), where, "START[:STEP]") if params else []
+        if len(vals) > 2:
+            raise RecordError(f"{where}: range takes START or START:STEP, got '{init}'")
         start = vals[0] if vals else 0
         step = vals[1] if len(vals) > 1 else 1
+        if not is_float and isinstance(step, float) and not (math.isfinite(step) and step.is_integer()):
+            raise RecordError(f"{where}: range step {step!r} is not a whole number, as "
+                              f"{_NP_TO_CL[dtype.str]} elements are")
+        _fits([start, start + step * max(n - 1, 0)], dtype, where, "range value")
         return (start + step * np.arange(n, dtype=np.float64 if is_float else np.int64)).astype(dtype)
     if head == "rand":
         vals = _numbers(",".join(params), where, "SEED[:LO:HI]") if params else []
-        seed = int(vals[0]) if vals else 0
-        lo, hi = (vals[1], vals[2]) if len(vals) >= 3 else ((0.0, 1.0) if is_float else (0, 100))
         if len(vals) not in (0, 1, 3):
             raise RecordError(f"{where}: rand takes SEED or SEED:LO:HI, got '{init}'")
+        seed = vals[0] if vals else 0
+        if isinstance(seed, float) or seed < 0:
+            raise RecordError(f"{where}: the seed of rand is a whole number >= 0, got {seed!r}")
+        lo, hi = (vals[1], vals[2]) if len(vals) == 3 else ((0.0, 1.0) if is_float else (0, 100))
+        if not lo < hi:
+            raise RecordError(f"{where}: rand's range {lo:g}:{hi:g} is empty; give LO below HI")
+        _fits([lo, hi if is_float else hi - 1], dtype, where, "rand bound")
         rng = np.random.default_rng(seed)
         if is_float:
             return rng.uniform(lo, hi, n).astype(dtype)
         return rng.integers(int(lo), int(hi), n, endpoint=False).astype(dtype)
     if init.startswith("@"):
-        return _npy(init[1:], where, base_dir).astype(dtype).reshape(-1)
+        data = _npy(init[1:], where, base_dir)
+        if data.dtype.kind not in "biuf":
+            raise RecordError(f"{where}: the NumPy file holds {data.dtype} values, not numbers")
+        if data.size and dtype.kind in "iu" and data.dtype.kind == "f":
+            _fits([float(data.min()), float(data.max())], dtype, where, "value in the file")
+        elif data.size and dtype.kind in "iu":
+            _fits([int(data.min()), int(data.max())], dtype, where, "value in the file")
+        return data.astype(dtype).reshape(-1)
     vals = _numbers(init, where, "a number, range, rand or @FILE.npy")
     if len(vals) != 1:
         raise RecordError(f"{where}: a buffer's constant fill is one number, got '{init}'")
+    _fits(vals, dtype, where, "value")
     return np.full(n, vals[0], dtype=dtype)
 
 
@@ -116,6 +151,9 @@ def parse_arg(text: str, index: int, base_dir: Path = Path(".")) -> ArgValue:
             raise RecordError(f"{where}: local memory is local:BYTES or local:TYPE[COUNT]")
         if nbytes <= 0:
             raise RecordError(f"{where}: local memory size must be positive")
+        if nbytes > MAX_BUFFER_BYTES:
+            raise RecordError(f"{where}: {nbytes} bytes of local memory is more than the 1 GiB an "
+                              "argument may take")
         return ArgValue("local", "", nbytes, text=text)
     if text.startswith("@"):
         arr = _npy(text[1:], where, base_dir)
@@ -137,6 +175,10 @@ def parse_arg(text: str, index: int, base_dir: Path = Path(".")) -> ArgValue:
                                   f"{m.group(1)} elements")
             return ArgValue("buffer", m.group(1), data.nbytes, data, text)
         count = int(m.group(2))
+        if count == 0:
+            raise RecordError(f"{where}: a buffer needs at least one element")
+        if init == "":
+            raise RecordError(f"{where}: nothing follows '='; give a value, range, rand or @FILE.npy")
         n = count * mem
         if n * dtype.itemsize > MAX_BUFFER_BYTES:
             raise RecordError(f"{where}: {n * dtype.itemsize} bytes is more than the 1 GiB a buffer may take")
@@ -155,11 +197,8 @@ def parse_arg(text: str, index: int, base_dir: Path = Path(".")) -> ArgValue:
             vals = vals * lanes
         if len(vals) != lanes:
             raise RecordError(f"{where}: {type_name} needs {lanes} values, got {len(vals)}")
-        vals = vals + [0] * (mem - lanes)
-        try:
-            data = np.array(vals, dtype=dtype)
-        except OverflowError:
-            raise RecordError(f"{where}: {value} does not fit in {type_name}") from None
+        _fits(vals, dtype, where, "value")
+        data = np.array(vals + [0] * (mem - lanes), dtype=dtype)
         return ArgValue("scalar", type_name, data.nbytes, data, text)
     raise RecordError(f"{where}: not a buffer, scalar or local-memory argument",
                       hint="examples: float[1024]=rand, int:1024, local:4096, img:rgba:float:64,64=rand, "

@@ -22,6 +22,10 @@ from tracekit.recorder.runner import RecordResult, run_recording
 _DROPPED_OPTIONS = ("-g",)
 
 
+#: Largest global or local size per dimension (OpenCL's size_t limit on a 32-bit device).
+MAX_DIM = (1 << 32) - 1
+
+
 def parse_dims(text: str | None, what: str) -> tuple[int, ...] | None:
     """``"1024"`` or ``"64,64"`` -> (1024,) / (64, 64); 1 to 3 positive integers."""
     if text is None or str(text).strip() == "":
@@ -33,6 +37,8 @@ def parse_dims(text: str | None, what: str) -> tuple[int, ...] | None:
         raise RecordError(f"--{what} '{text}' is not X[,Y[,Z]] with positive integers") from None
     if not 1 <= len(dims) <= 3 or any(d <= 0 for d in dims):
         raise RecordError(f"--{what} '{text}' is not X[,Y[,Z]] with positive integers")
+    if any(d > MAX_DIM for d in dims):
+        raise RecordError(f"--{what} '{text}': a dimension is above {MAX_DIM:,} work-items")
     return dims
 
 

@@ -34,6 +34,8 @@ def check_sample(spec: str) -> str:
     spec = (spec or "all").strip()
     if not _SAMPLE_RE.match(spec):
         raise RecordError(f"--sample '{spec}' is not all, first:N, every:K or random:N[:SEED]")
+    if any(int(n) >= 1 << 63 for n in re.findall(r"\d+", spec)):
+        raise RecordError(f"--sample '{spec}': a count or seed is above 2^63-1")
     if spec.startswith("random:") and spec.count(":") == 1:
         spec += ":0"
     return spec
@@ -106,9 +108,10 @@ def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "
     except ValueError as exc:
         raise RecordError(f"--align: {exc}") from None
     child_env = dict(os.environ if env is None else env)
+    child_env.update(TRACEKIT_SAMPLE=check_sample(sample), PYOPENCL_NO_CACHE="1")
+    writer = TraceWriter(out)  # an output that cannot be written fails before anything runs
     rfd, wfd = os.pipe()
-    child_env.update(OCLGRIND_PLUGINS=str(plugin), TRACEKIT_FD=str(wfd), TRACEKIT_SAMPLE=check_sample(sample),
-                     PYOPENCL_NO_CACHE="1")
+    child_env.update(OCLGRIND_PLUGINS=str(plugin), TRACEKIT_FD=str(wfd))
     try:
         proc = subprocess.Popen([tc.oclgrind, *command], env=child_env, pass_fds=(wfd,),
                                 stdin=subprocess.DEVNULL, stdout=None if echo else subprocess.DEVNULL,
@@ -116,17 +119,11 @@ def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "
     except OSError as exc:
         os.close(rfd)
         os.close(wfd)
+        writer.abort()
         raise RecordError(f"cannot start {command[0]}: {exc}") from None
     os.close(wfd)
     pump = _StderrPump(proc.stderr, echo)
     pump.start()
-    try:
-        writer = TraceWriter(out)
-    except OSError as exc:
-        proc.kill()
-        proc.wait()
-        os.close(rfd)
-        raise _disk_error(exc, out) from None
     conv = Converter(writer, layout=layout, file_alias=file_alias, device=f"Oclgrind {tc.version}")
     try:
         with stream.PipeReader(rfd) as f:

@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from tracekit.errors import TargetError
+from tracekit.files import check_input
 from tracekit.targets import schema as S
 from tracekit.targets.model import (
     CacheLevel,
@@ -64,8 +65,9 @@ def load_target(name_or_path: str | os.PathLike) -> Target:
     """A shipped target by name (``"powervr-g6400"``) or a user's TOML file by path."""
     if _is_path(name_or_path):
         path = Path(name_or_path)
-        if not path.is_file():
+        if not os.path.lexists(path):
             raise TargetError("target file not found", path=str(path))
+        check_input(path, kind="target .toml file", dirs=False)
     else:
         path = target_path(str(name_or_path))
     path = path.resolve()
@@ -78,7 +80,7 @@ def _load_cached(path: str, _mtime_ns: int) -> Target:
     try:
         with open(path, "rb") as fh:
             doc = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TargetError(f"not valid TOML: {exc}", path=path) from None
     return _Parser(path).target(doc)
 

@@ -206,11 +206,13 @@ def normalise_vocabulary(arr: pa.Array, allowed: Iterable[str], *, what: str,
     if bad_codes:
         mask = pc.is_in(arr.indices, value_set=pa.array(bad_codes, arr.indices.type))
         i = first_true(mask)
-        n = pc.sum(mask).as_py()
-        return None, Bad(i, repr(arr[i].as_py()),
-                         f"unknown {what} (allowed: {', '.join(allowed)})", n)
-    uniq = sorted(set(mapped))
-    remap = np.array([uniq.index(m) for m in mapped], dtype=np.int32)
+        if i is not None:
+            n = pc.sum(mask).as_py()
+            return None, Bad(i, repr(arr[i].as_py()),
+                             f"unknown {what} (allowed: {', '.join(allowed)})", n)
+        # Unknown values that only the dictionary holds, used by no row: harmless, dropped.
+    uniq = sorted({m for m in mapped if m is not None})
+    remap = np.array([uniq.index(m) if m is not None else 0 for m in mapped], dtype=np.int32)
     indices = remap[arr.indices.to_numpy(zero_copy_only=False)] if len(remap) else arr.indices
     return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(uniq, pa.string())), None
 

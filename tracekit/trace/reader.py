@@ -9,7 +9,6 @@ analysed.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator
 from functools import cached_property
@@ -18,7 +17,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from tracekit.errors import TraceFormatError
-from tracekit.trace import schema, store
+from tracekit.files import check_input
+from tracekit.trace import metadata, schema, store
 from tracekit.trace.partition import (
     PartitionedTable,
     is_partitioned,
@@ -37,6 +37,7 @@ class Trace:
         self.path = Path(path)
         self._mem = _tables  # in-memory trace (CSV ingested on open, tests)
         if self._mem is None:
+            check_input(self.path, kind="trace (.tkt directory or .parquet file)")
             if self.path.is_dir():
                 self.layout = "tkt"
                 if not (self.path / "accesses.parquet").exists() and not is_partitioned(self.path):
@@ -72,6 +73,12 @@ class Trace:
 
     @cached_property
     def _small(self) -> dict[str, pa.Table]:
+        small = self._read_small()
+        launches_path = self.path / "launches.parquet" if self.layout == "tkt" else self.path
+        metadata.check_table(small["launches"], str(launches_path))
+        return small
+
+    def _read_small(self) -> dict[str, pa.Table]:
         if self._mem is not None:
             return {k: self._mem.get(k, schema.empty(k))
                     for k in ("launches", "sites", "instructions", "machine_code")}
@@ -88,7 +95,7 @@ class Trace:
             elif kind == "instructions":
                 continue  # read lazily: can be large
             else:
-                out[kind] = store.conform(store.open_parquet(p).read(), kind)
+                out[kind] = store.conform(store.open_parquet(p).read(), kind, path=str(p))
         return out
 
     # -- tables ---------------------------------------------------------------
@@ -115,14 +122,16 @@ class Trace:
         """The ``instructions`` table as stored (rows may stand for runs of work-items)."""
         if "instructions" in self._small:
             return self._small["instructions"]
-        return store.conform(self._open_table("instructions").read(), "instructions")
+        return store.conform(self._open_table("instructions").read(), "instructions",
+                             path=str(self._table_path("instructions")))
 
     @property
     def accesses(self) -> pa.Table:
         """The whole accesses table in memory (use :meth:`iter_batches` for big traces)."""
         if self._mem is not None:
             return self._mem["accesses"]
-        return store.conform(self._pf.read(columns=self._access_columns()), "accesses")
+        return store.conform(self._pf.read(columns=self._access_columns()), "accesses",
+                             path=str(self._table_path("accesses")))
 
     @property
     def access_columns(self) -> list[str]:
@@ -229,9 +238,9 @@ class Trace:
     def launch_metadata(self, launch: int) -> dict:
         """The parsed ``metadata`` JSON of one launch ({} if none)."""
         rows = self.launches.filter(pa.compute.equal(self.launches["launch"], launch))
-        if not rows.num_rows or rows["metadata"][0].as_py() is None:
+        if not rows.num_rows:
             return {}
-        return json.loads(rows["metadata"][0].as_py())
+        return metadata.parse(rows["metadata"][0].as_py(), path=str(self.path), launch=launch)
 
     def __repr__(self) -> str:
         return f"<Trace {self.path} layout={self.layout} accesses={self.num_accesses}>"

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from tracekit.files import output_error
 from tracekit.trace import schema, store
 from tracekit.trace.reader import Trace
 
@@ -28,8 +28,7 @@ def write_partitioned(src, dst: str | os.PathLike, *, batch_rows: int = 1 << 20)
     """
     trace = src if isinstance(src, Trace) else Trace(src)
     dst = Path(dst)
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".part", dir=dst.parent))
+    tmp = store.temporary_beside(dst)
     writers: dict[tuple[str, int], pq.ParquetWriter] = {}
     rows = {"accesses": 0, "instructions": 0}
     try:
@@ -61,12 +60,14 @@ def write_partitioned(src, dst: str | os.PathLike, *, batch_rows: int = 1 << 20)
             {"format": "tracekit-trace", "version": schema.FORMAT_VERSION, "layout": "partitioned",
              "partition_by": "launch", "rows": rows}, indent=1) + "\n")
         store._replace(tmp, dst)
-    except BaseException:
+    except BaseException as exc:
         for w in writers.values():
             try:
                 w.close()
             except Exception:  # noqa: BLE001 - best effort while unwinding
                 pass
         shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OSError):  # the disk refused a write: full, read-only, size limit
+            raise output_error(dst, exc) from None
         raise
     return dst

@@ -19,12 +19,14 @@ import json
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tracekit.errors import TraceFormatError
+from tracekit.files import check_input, check_output, make_parent, output_error
 from tracekit.trace import schema
 
 MANIFEST = "manifest.json"
@@ -41,8 +43,61 @@ META_PREFIX = b"tracekit."
 _DICT_COLUMNS = ["kernel", "space", "op", "opclass"]
 
 
-def open_parquet(path: Path) -> pq.ParquetFile:
+#: What pyarrow raises while decoding a damaged file: a page header or body that does not
+#: decode, a size past the end, a checksum that does not match.
+READ_ERRORS = (OSError, pa.ArrowException, EOFError)
+
+
+@contextmanager
+def reading(path: str | os.PathLike):
+    """Turn a failure to decode ``path``'s bytes into a :class:`TraceFormatError` naming it."""
+    try:
+        yield
+    except READ_ERRORS as exc:
+        detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise TraceFormatError(f"cannot be read: part of its data is damaged or missing ({detail})",
+                               path=str(path), hint="the file was cut short or changed after it was "
+                               "written; write it again from its source") from None
+
+
+class StoredParquet(pq.ParquetFile):
+    """A ParquetFile of a stored trace table whose reads name the file when its pages are damaged.
+
+    Every read tracekit makes of a stored table goes through one of these (:func:`open_parquet`),
+    so a damaged page anywhere ends as a :class:`TraceFormatError`, never as pyarrow's own
+    exception.  Page checksums, where the writer stored them, are checked.
+    """
+
+    def __init__(self, path: Path):
+        super().__init__(path, page_checksum_verification=True)
+        self.path = Path(path)
+
+    def read(self, *args, **kwargs) -> pa.Table:
+        with reading(self.path):
+            return super().read(*args, **kwargs)
+
+    def read_row_group(self, *args, **kwargs) -> pa.Table:
+        with reading(self.path):
+            return super().read_row_group(*args, **kwargs)
+
+    def read_row_groups(self, *args, **kwargs) -> pa.Table:
+        with reading(self.path):
+            return super().read_row_groups(*args, **kwargs)
+
+    def iter_batches(self, *args, **kwargs):
+        with reading(self.path):
+            batches = super().iter_batches(*args, **kwargs)
+        while True:
+            with reading(self.path):
+                batch = next(batches, None)
+            if batch is None:
+                return
+            yield batch
+
+
+def open_parquet(path: Path) -> StoredParquet:
     """A Parquet file, or a :class:`TraceFormatError` that says what is wrong with it."""
+    path = check_input(path, kind="Parquet file", dirs=False)
     try:
         with open(path, "rb") as fh:
             head = fh.read(4)
@@ -54,12 +109,14 @@ def open_parquet(path: Path) -> pq.ParquetFile:
         raise TraceFormatError("is not a Parquet file (it does not start with the Parquet magic bytes "
                                "PAR1); CSV exports are converted with `tracekit ingest`", path=str(path))
     try:
-        return pq.ParquetFile(path)
-    except (pa.ArrowInvalid, OSError) as exc:
+        pf = StoredParquet(path)
+        pf.schema_arrow  # noqa: B018 - decodes the schema now, so a damaged one is reported here
+    except READ_ERRORS as exc:
         # It starts like Parquet, so the end (footer) is what is missing or damaged.
         why = ("is truncated or damaged: it starts like a Parquet file but its footer (at the end of "
-               f"the file) cannot be read ({str(exc).strip().splitlines()[0]})")
+               f"the file) cannot be read ({(str(exc).strip().splitlines() or [''])[0]})")
         raise TraceFormatError(why, path=str(path)) from None
+    return pf
 
 
 def _parquet_options(table_schema: pa.Schema) -> dict:
@@ -92,12 +149,12 @@ def cast_column(col, field: pa.Field, *, path: str | None = None, hint: str | No
                                hint=hint) from None
 
 
-def conform(table: pa.Table | pa.RecordBatch, kind: str) -> pa.Table:
+def conform(table: pa.Table | pa.RecordBatch, kind: str, *, path: str | None = None) -> pa.Table:
     """Cast ``table`` to the canonical schema of ``kind``, adding optional columns.
 
     An accesses table keeps the optional image columns when it has any of them
-    (:func:`tracekit.schema.accesses_schema`).  Raises :class:`TraceFormatError`
-    naming the column that cannot be cast.
+    (:func:`tracekit.trace.schema.accesses_schema`).  Raises :class:`TraceFormatError`
+    naming the column (and ``path``, when given) that cannot be cast.
     """
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
@@ -105,12 +162,12 @@ def conform(table: pa.Table | pa.RecordBatch, kind: str) -> pa.Table:
     cols = []
     for field in target:
         if field.name in table.column_names:
-            cols.append(cast_column(table.column(field.name), field))
+            cols.append(cast_column(table.column(field.name), field, path=path))
         elif field.nullable:
             cols.append(pa.nulls(len(table), field.type))
         else:
             raise TraceFormatError(f"the {kind} table has no required column '{field.name}'",
-                                   column=field.name)
+                                   path=path, column=field.name)
     return pa.Table.from_arrays(cols, schema=target)
 
 
@@ -123,6 +180,17 @@ def _ipc_bytes(table: pa.Table) -> bytes:
 
 def _from_ipc(data: bytes) -> pa.Table:
     return pa.ipc.open_stream(base64.b64decode(data)).read_all()
+
+
+def temporary_beside(dest: Path) -> Path:
+    """A new temporary folder ``.NAME.XXXX.part`` beside ``dest``, for a trace written whole
+    before it is renamed into place; an unwritable destination is a clear error here."""
+    check_output(dest, dirs=True)
+    make_parent(dest)
+    try:
+        return Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent))
+    except OSError as exc:
+        raise output_error(dest, exc) from None
 
 
 class TraceWriter:
@@ -140,14 +208,22 @@ class TraceWriter:
         self.layout = layout or ("parquet" if self.path.suffix == ".parquet" else "tkt")
         if self.layout not in ("parquet", "tkt"):
             raise TraceFormatError(f"unknown trace layout '{self.layout}' (expected tkt or parquet)")
-        parent = self.path.parent
-        parent.mkdir(parents=True, exist_ok=True)
-        self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".part", dir=parent))
+        self._tmp = temporary_beside(self.path)
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._small: dict[str, pa.Table] = {}
         self._instr_batches: list[pa.Table] = []
         self.rows = {"accesses": 0, "instructions": 0}
         self._closed = False
+
+    @contextmanager
+    def _writing(self):
+        """A write that fails on the disk (full, read-only, size limit) removes the temporary
+        output and becomes a :class:`TracekitError` naming the destination."""
+        try:
+            yield
+        except OSError as exc:
+            self.abort()
+            raise output_error(self.path, exc) from None
 
     # -- streaming tables -------------------------------------------------
     def _writer(self, kind: str, target: pa.Schema | None = None) -> pq.ParquetWriter:
@@ -165,12 +241,13 @@ class TraceWriter:
         t = conform(batch, "accesses")
         if not len(t):
             return
-        w = self._writers.get("accesses")
-        if w is not None and len(t.schema) > len(w.schema):
-            self._widen_accesses()
-        elif w is not None and len(t.schema) < len(w.schema):
-            t = conform(t.append_column(schema.IMAGE_FIELDS[0], pa.nulls(len(t), pa.int32())), "accesses")
-        self._writer("accesses", t.schema).write_table(t, row_group_size=1 << 20)
+        with self._writing():
+            w = self._writers.get("accesses")
+            if w is not None and len(t.schema) > len(w.schema):
+                self._widen_accesses()
+            elif w is not None and len(t.schema) < len(w.schema):
+                t = conform(t.append_column(schema.IMAGE_FIELDS[0], pa.nulls(len(t), pa.int32())), "accesses")
+            self._writer("accesses", t.schema).write_table(t, row_group_size=1 << 20)
         self.rows["accesses"] += len(t)
 
     def _widen_accesses(self) -> None:
@@ -196,7 +273,8 @@ class TraceWriter:
         if self.layout == "parquet":
             self._instr_batches.append(t)  # goes into the footer metadata
         else:
-            self._writer("instructions").write_table(t, row_group_size=1 << 20)
+            with self._writing():
+                self._writer("instructions").write_table(t, row_group_size=1 << 20)
 
     def set_launches(self, table: pa.Table) -> None:
         self._small["launches"] = conform(table, "launches")
@@ -212,6 +290,12 @@ class TraceWriter:
     def close(self) -> Path:
         if self._closed:
             return self.path
+        with self._writing():
+            self._publish()
+        self._closed = True
+        return self.path
+
+    def _publish(self) -> None:
         for kind in ("accesses", "instructions"):
             if kind == "instructions" and self.layout == "parquet":
                 continue
@@ -248,8 +332,6 @@ class TraceWriter:
         else:
             _replace(self._tmp / "accesses.parquet", self.path)
             shutil.rmtree(self._tmp, ignore_errors=True)
-        self._closed = True
-        return self.path
 
     def abort(self) -> None:
         for w in self._writers.values():
@@ -328,7 +410,7 @@ def small_tables_from_parquet_metadata(path: Path, meta: dict[bytes, bytes] | No
             out[kind] = schema.empty(kind)
             continue
         try:
-            out[kind] = conform(_from_ipc(raw), kind)
+            out[kind] = conform(_from_ipc(raw), kind, path=str(path))
         except TraceFormatError:
             raise
         except Exception as exc:  # noqa: BLE001 - corrupt metadata is bad input

@@ -157,7 +157,7 @@ def validate(trace: Trace | str | os.PathLike | Callable[[], Trace], *, path: st
     try:
         check_trace(trace if isinstance(trace, Trace) else trace(), out, report, batch_size, file_order)
     except TracekitError as exc:
-        unreadable(out, exc)
+        unreadable(out, exc, report.path)
     report.errors, report.warnings = out.split()
     return report
 
@@ -174,9 +174,13 @@ def check_trace(t: Trace, out: _Collector, report: ValidationReport, batch_size:
     _cross_checks(t, launches, seen, out)
 
 
-def unreadable(out: _Collector, exc: TracekitError) -> None:
-    """Record an error that stopped the check (the file could not be read on)."""
-    out.add("unreadable", exc.message + (f" ({exc.hint})" if exc.hint else ""), row=exc.row,
+def unreadable(out: _Collector, exc: TracekitError, path: str | None = None) -> None:
+    """Record an error that stopped the check (the file could not be read on).
+
+    An error in one file of a ``.tkt`` directory keeps that file's name.
+    """
+    inner = f"{exc.path}: " if exc.path and exc.path != path else ""
+    out.add("unreadable", inner + exc.message + (f" ({exc.hint})" if exc.hint else ""), row=exc.row,
             column=exc.column)
 
 
@@ -268,6 +272,8 @@ def _check_opclass(col: pa.Array, row0: int, out: _Collector) -> None:
     if bad_codes:
         mask = pc.is_in(col.indices, value_set=pa.array(bad_codes, col.indices.type))
         i = first_true(mask)
+        if i is None:
+            return  # unknown values only in the dictionary, used by no row
         out.add("opclass", f"unknown opclass {col[i].as_py()!r} (allowed: {_OPCLASS_HELP})",
                 table="instructions", row=row0 + i + 1, column="opclass", count=pc.sum(mask).as_py())
 
