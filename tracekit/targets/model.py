@@ -60,6 +60,9 @@ class CacheLevel:
     write_allocate: bool = True
     latency_cycles: float = 0.0
     bandwidth_bytes_per_cycle: float = 0.0   # per instance (per CU for compute_unit scope)
+    #: How a line picks its set: "modulo" (line address mod sets) or "xor" (the upper
+    #: line-address bits XOR-folded onto the set bits first, as hashed GPU caches do).
+    index: str = "modulo"
 
     @property
     def sets(self) -> int:

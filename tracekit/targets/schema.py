@@ -16,6 +16,10 @@ SCOPES = ("compute_unit", "shared")
 #: How a SIMD load request reaches the first cache level (``cache_lookup``).
 CACHE_LOOKUPS = ("request", "lane")
 WRITE_POLICIES = ("write_back", "write_through")
+#: How a cache level picks the set of a line (``index``): ``modulo``, the line address
+#: modulo the set count; ``xor``, the line address with its upper bits XOR-folded onto
+#: the set bits first (analyzers/cache_kernels.py, docs/targets.md).
+SET_INDEXES = ("modulo", "xor")
 #: Keys of a sourced value table.
 SOURCED_KEYS = ("value", "source", "assumed")
 
@@ -89,6 +93,10 @@ CACHE = {
     "write_allocate": Field("bool", required=False, doc="a store miss brings the line in"),
     "latency_cycles": Field("float", required=False, doc="load-to-use latency of a hit", **NONNEG),
     "bandwidth_bytes_per_cycle": Field("float", required=False, doc="per instance", **NONNEG),
+    "index": Field("str", required=False, choices=SET_INDEXES,
+                   rule=f"must be one of {', '.join(SET_INDEXES)}",
+                   doc="set index: line address modulo the sets, or with its upper bits XOR-folded "
+                       "onto the set bits first (default modulo)"),
 }
 
 LOCAL_MEMORY = {
