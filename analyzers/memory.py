@@ -275,7 +275,7 @@ class _LaunchReplay:
     """Accumulates one launch's metrics over its chunks."""
 
     def __init__(self, target: Target, hierarchy: CacheHierarchy | None, group_size: int | None,
-                 texture: TextureReplay | None = None, patterns: bool = True):
+                 texture: TextureReplay | None = None, patterns: bool = True, reset: bool = True):
         self.t = target
         self.patterns = PatternAccumulator(target, schema.SPACES, schema.OPS) if patterns else None
         self.h = hierarchy
@@ -285,7 +285,7 @@ class _LaunchReplay:
         self.groups_done = 0
         self.accesses = 0
         self.clear_sites()
-        if self.h is not None:
+        if self.h is not None and reset:  # reset=False: start from the caches as they are
             self.h.reset()
         self._buffers: dict[str, np.ndarray] = {}
 
