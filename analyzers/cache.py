@@ -173,30 +173,35 @@ class CacheHierarchy:
         self._stats[:] = 0
         self._dram[:] = 0
 
-    def access(self, addrs, *, ops=None, lengths=1, cus=0) -> None:
+    def access(self, addrs, *, ops=None, lengths=1, cus=0, levels=0) -> None:
         """Replay accesses in order: byte ranges ``[addr, addr + length)``.
 
         ``ops`` holds :data:`LOAD`/:data:`STORE` per access (default all loads);
-        ``cus`` the compute unit that issued each (scalar or array).
+        ``cus`` the compute unit that issued each (scalar or array); ``levels`` the
+        level each enters at (0, the nearest, by default; a later level skips the ones
+        before it).
         """
         addrs = np.asarray(addrs)
         if addrs.dtype != np.int64 or (addrs.size and addrs.min() < 0):
             addrs = (addrs.astype(np.uint64) & np.uint64(_ADDR_MASK)).astype(np.int64)
         addrs = np.ascontiguousarray(addrs)
         n = addrs.shape[0]
-        ops, lens, cus = (_per_access(x, n, name) for x, name in
-                          ((LOAD if ops is None else ops, "ops"), (lengths, "lengths"), (cus, "cus")))
+        ops, lens, cus, firsts = (_per_access(x, n, name) for x, name in
+                                  ((LOAD if ops is None else ops, "ops"), (lengths, "lengths"), (cus, "cus"),
+                                   (levels, "levels")))
+        if n and (firsts.min() < 0 or firsts.max() >= len(self.levels)):
+            raise ValueError(f"entry level out of range 0..{len(self.levels) - 1}")
         if n and (cus.min() < 0 or cus.max() >= self.compute_units):
             raise ValueError(f"compute unit out of range 0..{self.compute_units - 1}")
         if n and lens.min() <= 0:
             raise ValueError("access lengths must be positive")
         if n and ops.shape[0] > 1 and (ops.min() < LOAD or ops.max() > STORE):
             raise ValueError("ops must be LOAD (0) or STORE (1)")
-        self._run(cus, ops, addrs, lens, 0)
+        self._run(cus, ops, addrs, lens, firsts)
 
-    def _run(self, cus, ops, addrs, lens, first: int) -> None:
+    def _run(self, cus, ops, addrs, lens, firsts: np.ndarray) -> None:
         kernels(self._geoms).run(self._states, self._stats, self._dram, self._stack, self._clock,
-                                 cus, ops, addrs, lens, self.store_touches_lru, first)
+                                 cus, ops, addrs, lens, self.store_touches_lru, firsts)
 
     def load(self, addrs, length=1, cu=0) -> None:
         self.access(addrs, lengths=length, cus=cu)
@@ -233,7 +238,7 @@ class CacheHierarchy:
         units = (block[blk[entry], 0, way[entry]] << g.sector_bits) + sec
         self._run(np.ascontiguousarray(blk[entry] // g.sets, dtype=np.int64),
                   np.array([STORE], dtype=np.int64), units << g.unit_bits,
-                  np.array([1 << g.unit_bits], dtype=np.int64), k + 1)
+                  np.array([1 << g.unit_bits], dtype=np.int64), np.array([k + 1], dtype=np.int64))
 
     @property
     def dram_bytes_read(self) -> int:

@@ -26,8 +26,10 @@ Empty ways hold the lowest stamp, so they are filled first.  Generated functions
 * ``drain``: pops the work stack until empty, depth first like pycachesim's
   recursion;
 * ``run``: the batch loop; a load walks down the levels inline, and only
-  everything else goes through the stack.  Stores may enter at a lower level
-  (``first``), which is how a flush hands one level's dirty units to the next.
+  everything else goes through the stack.  An access may enter at a lower level
+  (``firsts``, per access or one for all): that is how a flush hands one level's
+  dirty units to the next, and how a constant-cache miss reads its line from the
+  level that serves it.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: Bumped when the meaning of the generated code changes without a text change.
-_VERSION = 4
+_VERSION = 5
 _LOCK = threading.Lock()
 _LOADED: dict[tuple, object] = {}
 
@@ -302,7 +304,7 @@ def _run(levels: tuple[LevelGeometry, ...]) -> str:
     unpack = "".join(f"    s{k} = sts[{k}]\n" for k in range(n))
     return f"""
 @njit(cache=True, error_model="numpy")
-def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, first):
+def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, firsts):
 {unpack}    units = np.array([{units}], np.int64)
     pend_lvl = np.zeros({n}, np.int64)
     pend_tag = np.zeros({n}, np.int64)
@@ -312,6 +314,7 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, first)
     nl = lens.shape[0] > 1
     nc = cus.shape[0] > 1
     no = ops.shape[0] > 1
+    nf = firsts.shape[0] > 1
     last_u = np.int64(-1)
     last_cu = np.int64(-1)
     clk = clock[0]
@@ -319,7 +322,8 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, first)
         ln = lens[i if nl else 0]
         cu = cus[i if nc else 0]
         op = ops[i if no else 0]
-        if op != 0:
+        first = firsts[i if nf else 0]
+        if op != 0 or first != 0:
             last_u = -1
             stack[0, 0] = op
             stack[0, 1] = first
