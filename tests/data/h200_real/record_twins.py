@@ -1,6 +1,6 @@
 """Record the OpenCL twins of realkernels.cu with `tracekit record`: one trace for all launches.
 
-    .venv/bin/python tests/data/h200_real/record_twins.py [--only KERNEL] [--verify]
+    .venv/bin/python tests/data/h200_real/record_twins.py [--only KERNEL,...] [--parts DIR] [--verify]
 
 Writes ``twins/twins.tkt`` (every launch of realkernels.cu's main(), in the same
 order, so trace launch i is ncu ID i) and ``twins/full.tkt`` (a few launches
@@ -335,7 +335,10 @@ def verify(all_cases: list[Case], tmp: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-o", "--out", type=Path, default=HERE / "twins")
-    ap.add_argument("--only", help="record only launches of this kernel (for a quick look)")
+    ap.add_argument("--only", help="record only launches of these kernels (comma-separated: for a quick "
+                                   "look, or to share the recording between processes with --parts)")
+    ap.add_argument("--parts", type=Path, help="keep each launch's recording here and reuse the ones "
+                                               "already there (to resume, or to record in several processes)")
     ap.add_argument("--verify", action="store_true", help="check truncation against recorder sampling")
     ap.add_argument("--no-full", action="store_true", help="skip twins/full.tkt")
     ap.add_argument("--truncate", action="store_true",
@@ -348,12 +351,18 @@ def main() -> None:
         if opts.verify:
             verify(all_cases, tmp)
         parts, full = [], []
+        only = set(opts.only.split(",")) if opts.only else None
+        keep = opts.parts or tmp
+        keep.mkdir(parents=True, exist_ok=True)
         for i, case in enumerate(all_cases):
-            if opts.only and case.kernel != opts.only:
+            if only and case.kernel not in only:
                 continue
-            path = tmp / f"launch{i}.tkt"
+            path = keep / f"launch{i}.tkt"
             sample = None if opts.truncate or case.groups >= case.total_groups else f"first:{case.groups}"
-            run = record(case, case.groups, path, sample=sample)
+            if opts.parts and (path / "manifest.json").exists():
+                run = min(case.groups, case.total_groups)  # recorded by an earlier or another run
+            else:
+                run = record(case, case.groups, path, sample=sample)
             print(
                 f"launch {i:2d} {case.kernel:<24} grid {case.grid} block {case.block}: "
                 f"recorded {run} of {case.total_groups} work-groups",
