@@ -5,8 +5,9 @@ Three lower bounds on the launch's run time, each from one resource:
 * **ALU**: the busiest compute unit's issue cycles over its usable issuers
   (:mod:`analyzers.alu`);
 * **memory**: for every level that moves data, the bytes it moved over its
-  bandwidth (per-unit caches and local memory scale with the units in use;
-  shared caches and DRAM do not); the slowest level is the memory time;
+  bandwidth, or, for a level priced per request, its busy cycles (per-unit caches
+  and local memory scale with the units in use; shared caches and DRAM do not);
+  the slowest level is the memory time;
 * **latency**: the busiest unit's work-groups passing through its resident slots
   (Little's law on the slots): each is dispatched, then lives as long as its
   waves' dependent load round trips and a store acknowledgement; plus the
@@ -46,6 +47,9 @@ class LevelTraffic:
     latency_cycles: float
     load_accesses: float
     load_hits: float
+    #: Cycles the level is busy (summed over its instances), for a level priced per request
+    #: (``cost_unit = "request"``); None: its bytes at its bandwidth.
+    busy_cycles: float | None = None
 
 
 @dataclass(frozen=True)
@@ -148,9 +152,12 @@ def memory_times(traffic: MemoryTraffic, target, active_cus: int) -> dict[str, f
     clock_hz = float(target.clock_mhz) * 1e6
     out: dict[str, float] = {}
     for lvl in traffic.texture_levels + traffic.levels:
+        instances = active_cus if lvl.scope == "compute_unit" else 1
+        if lvl.busy_cycles is not None:  # priced per request: its busy cycles, spread over its instances
+            out[lvl.name] = lvl.busy_cycles / (max(instances, 1) * clock_hz)
+            continue
         if lvl.bandwidth_bytes_per_cycle <= 0:
             continue
-        instances = active_cus if lvl.scope == "compute_unit" else 1
         out[lvl.name] = lvl.bytes / (lvl.bandwidth_bytes_per_cycle * max(instances, 1) * clock_hz)
     dram = traffic.dram_bytes - resident_dirty_bytes(traffic, target)
     out["DRAM"] = dram / (float(target.dram.bandwidth_gb_per_s) * 1e9)

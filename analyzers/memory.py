@@ -8,7 +8,8 @@ data is flushed to DRAM when the launch ends; launches are therefore independent
 and can be replayed apart and summed.
 
 Spaces: ``global``, ``constant`` and ``image`` accesses go through the cache
-hierarchy (``memory.*``); ``local`` accesses go to the banks
+hierarchy (``memory.*``; constant loads through the target's constant cache first
+where it has one, :mod:`analyzers.constant_cache`); ``local`` accesses go to the banks
 (``local_memory.*``); ``private`` accesses are taken to live in registers and only
 appear in the per-site table.  Atomics count as writes.
 """
@@ -27,7 +28,9 @@ from numba import njit
 from analyzers.banks import bank_cycles
 from analyzers.cache import CacheHierarchy
 from analyzers.coalescing import distinct_segments, lane_units
+from analyzers.constant_cache import ConstantCache
 from analyzers.patterns import PatternAccumulator, Patterns
+from analyzers.request_cost import request_cycles
 from analyzers.texture_replay import COLUMNS as TEXTURE_COLUMNS
 from analyzers.texture_replay import TextureReplay, add_rates
 from analyzers.waves import chunk_virtual_groups, form_requests, pack_factor, schedule
@@ -57,7 +60,8 @@ class MemoryReplay:
     per_site: pd.DataFrame
     #: kernel, launch, accesses, requests, transactions, transactions_per_request,
     #: bytes_requested, bytes_moved, local_requests, local_cycles,
-    #: conflict_degree_mean, dram_bytes_read, dram_bytes_written, <level>_hit_rate.
+    #: conflict_degree_mean, dram_bytes_read, dram_bytes_written, first_level_cycles
+    #: (cycles of a first level priced per request, 0 otherwise), <level>_hit_rate.
     per_launch: pd.DataFrame
     #: One dict per level: level, scope, instances, hits, misses, hit_rate,
     #: load_hits, load_misses, store_hits, store_misses, evictions.
@@ -74,6 +78,9 @@ class MemoryReplay:
     texture_caches: list[dict] = field(default_factory=list)
     #: Per launch id, the access-pattern facts (:mod:`analyzers.patterns`) the rules read.
     patterns: dict[int, Patterns] = field(default_factory=dict)
+    #: The constant cache (``Target.constant_cache``): level, scope, hits, misses, hit_rate of
+    #: constant loads, summed over launches; empty where constant loads use ``caches``.
+    constant_caches: list[dict] = field(default_factory=list)
 
     def _mem_sites(self) -> pd.DataFrame:
         return self.per_site[self.per_site["space"].isin(MEMORY_SPACES)]
@@ -275,7 +282,7 @@ class _LaunchReplay:
     """Accumulates one launch's metrics over its chunks."""
 
     def __init__(self, target: Target, hierarchy: CacheHierarchy | None, group_size: int | None,
-                 texture: TextureReplay | None = None, patterns: bool = True):
+                 texture: TextureReplay | None = None, patterns: bool = True, reset: bool = True):
         self.t = target
         self.patterns = PatternAccumulator(target, schema.SPACES, schema.OPS) if patterns else None
         self.h = hierarchy
@@ -284,8 +291,14 @@ class _LaunchReplay:
         self.group_size = group_size or 0
         self.groups_done = 0
         self.accesses = 0
+        #: constant loads' own cache, on targets that serve them from one (None elsewhere)
+        self.constant = ConstantCache.for_target(target) if hierarchy is not None else None
+        #: cycles the first level spent on requests, where it is priced per request
+        first = target.caches[0] if target.caches else None
+        self.price_requests = first is not None and getattr(first, "cost_unit", "bytes") == "request"
+        self.first_level_cycles = 0.0
         self.clear_sites()
-        if self.h is not None:
+        if self.h is not None and reset:  # reset=False: start from the caches as they are
             self.h.reset()
         self._buffers: dict[str, np.ndarray] = {}
 
@@ -381,6 +394,12 @@ class _LaunchReplay:
         cycles, degree = bank_cycles(order, req_ptr, lane, addr, size, writes, is_local, lm.banks,
                                      lm.bank_width_bytes, lm.lanes_per_cycle, lm.read_broadcast,
                                      lm.write_same_address_conflicts, float(lm.write_cost_factor))
+        is_constant = (rq_space == SPACE_CODES["constant"]) & (rq_op == OP_CODES["load"])
+        if self.price_requests:  # requests the first level serves (constant loads may go elsewhere)
+            served = is_mem & ~is_constant if self.constant is not None else is_mem
+            cycles_l1 = request_cycles(t.caches[0], order, req_ptr, lane, addr, size, served, units, unit_ptr,
+                                       t.simd.width)
+            self.first_level_cycles += float(cycles_l1.sum())
         if self.h is not None and is_mem.any():
             ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units))
             filtered = None
@@ -391,10 +410,14 @@ class _LaunchReplay:
                 addrs, ops, lens, cus = filtered
                 self.h.access(addrs, ops=ops, lengths=lens, cus=cus)
             else:
-                stream = self._buffer("stream", 3 * len(units)).reshape(3, -1)
-                addrs, ops, cus = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"],
-                                                cu_of_req, stream)
-                self.h.access(addrs, ops=ops, lengths=unit, cus=cus)
+                stream = self._buffer("stream", 4 * len(units)).reshape(4, -1)
+                addrs, ops, cus, const = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"],
+                                                       cu_of_req, is_constant, stream)
+                if self.constant is not None and is_constant.any():
+                    addrs, ops, lens, cus, levels = self.constant.filter(addrs, ops, cus, const, unit)
+                    self.h.access(addrs, ops=ops, lengths=lens, cus=cus, levels=levels)
+                else:
+                    self.h.access(addrs, ops=ops, lengths=unit, cus=cus)
         key = (rq_site << 8) | (rq_space.astype(np.int64) << 4) | rq_op.astype(np.int64)
         self._add_sites(key, req_ptr, tx, breq, cycles, degree, is_local)
         if tex is not None:
@@ -460,11 +483,12 @@ def _site_sums(inv, nk, req_ptr, tx, breq, tx_bytes, cycles, degree):
     return sums, dmax
 
 @njit(cache=True)
-def _cache_stream(ex, is_mem, units, unit_ptr, rq_op, load_code, cu_of_req, out):
+def _cache_stream(ex, is_mem, units, unit_ptr, rq_op, load_code, cu_of_req, flag, out):
     """The cache units of the memory requests in execution order ``ex``, each with its
-    op (1 for stores and atomics) and compute unit: one gather instead of a repeat,
-    a cumulative sum and three fancy-indexed copies per chunk.  ``out`` (3 rows of at
-    least ``len(units)``) is a buffer reused from chunk to chunk."""
+    op (1 for stores and atomics), compute unit and its request's ``flag`` (constant
+    loads): one gather instead of a repeat, a cumulative sum and fancy-indexed copies
+    per chunk.  ``out`` (4 rows of at least ``len(units)``) is a buffer reused from
+    chunk to chunk."""
     total = 0
     for q in range(ex.shape[0]):
         r = ex[q]
@@ -473,6 +497,7 @@ def _cache_stream(ex, is_mem, units, unit_ptr, rq_op, load_code, cu_of_req, out)
     addrs = out[0, :total]
     ops = out[1, :total]
     cus = out[2, :total]
+    flags = out[3, :total]
     k = 0
     for q in range(ex.shape[0]):
         r = ex[q]
@@ -483,8 +508,9 @@ def _cache_stream(ex, is_mem, units, unit_ptr, rq_op, load_code, cu_of_req, out)
             addrs[k] = units[u]
             ops[k] = op
             cus[k] = cu_of_req[r]
+            flags[k] = flag[r]
             k += 1
-    return addrs, ops, cus
+    return addrs, ops, cus, flags
 
 
 def _group_sizes(trace: Trace) -> dict[int, int]:
@@ -545,7 +571,7 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
         gs = sizes.get(launch)
         return cus * (pack_factor(target.simd, gs) if gs else 1)
 
-    site_frames, degree_frames, launch_rows, level_rows, texture_rows = [], [], [], [], []
+    site_frames, degree_frames, launch_rows, level_rows, texture_rows, constant_rows = [], [], [], [], [], []
     found: dict[int, Patterns] = {}
     current = None
     total = 0
@@ -559,22 +585,25 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
         if ends:
             sites, levels, dram, degrees, texture_levels, pats = current.finish(kernel, launch)
             texture_rows.append(texture_levels)
+            constant_rows.append(current.constant.level_stats() if current.constant is not None else [])
             if pats is not None:
                 found[launch] = pats
             total += current.accesses
             site_frames.append(sites)
             degree_frames.append(degrees)
-            launch_rows.append(_launch_row(kernel, launch, current.accesses, sites, levels, dram))
+            launch_rows.append(_launch_row(kernel, launch, current.accesses, sites, levels, dram,
+                                           current.first_level_cycles))
             level_rows.append(levels)
             current = None
     rep = _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
     rep.texture_caches = _texture_levels(texture_rows)
+    rep.constant_caches = _texture_levels(constant_rows)
     rep.patterns = found
     return rep
 
 
 def _texture_levels(rows: list[list[dict]]) -> list[dict]:
-    """Sum the texture caches' per-launch counters, level by level."""
+    """Sum read-only caches' per-launch counters (texture or constant caches), level by level."""
     out: list[dict] = []
     for levels in rows:
         for i, lv in enumerate(levels):
@@ -588,7 +617,7 @@ def _texture_levels(rows: list[list[dict]]) -> list[dict]:
     return out
 
 
-def _launch_row(kernel, launch, accesses, sites, levels, dram) -> dict:
+def _launch_row(kernel, launch, accesses, sites, levels, dram, first_level_cycles: float = 0.0) -> dict:
     mem = sites[sites["space"].isin(MEMORY_SPACES)]
     loc = sites[sites["space"] == "local"]
     req, tx, lreq = int(mem["requests"].sum()), int(mem["transactions"].sum()), int(loc["requests"].sum())
@@ -597,7 +626,8 @@ def _launch_row(kernel, launch, accesses, sites, levels, dram) -> dict:
            "bytes_requested": int(mem["bytes_requested"].sum()), "bytes_moved": int(mem["bytes_moved"].sum()),
            "local_requests": lreq, "local_cycles": float(loc["local_cycles"].sum()),
            "conflict_degree_mean": float(loc["degree_sum"].sum() / lreq) if lreq else 0.0,
-           "dram_bytes_read": dram[0], "dram_bytes_written": dram[1]}
+           "dram_bytes_read": dram[0], "dram_bytes_written": dram[1],
+           "first_level_cycles": float(first_level_cycles)}
     for lv in levels:
         row[f"{lv.level}_hit_rate"] = lv.hit_rate
     return row

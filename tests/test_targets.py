@@ -42,9 +42,16 @@ def test_every_number_of_a_shipped_target_has_a_source(name):
     for sec in ("simd", "local_memory", "dram", "occupancy"):
         missing += [f"{sec}.{f.name}" for f in fields(getattr(t, sec))
                     if f"{sec}.{f.name}" not in t.sources and f"{sec}.{f.name}" not in unread]
-    for c in t.caches:
+    missing += [] if "constant_loads" in t.sources else ["constant_loads"]
+    for k, c in enumerate(t.caches):
+        # only the first level is priced per request; the tag and bank rates only then
+        unread = ({"cost_unit"} if k else set()) | (
+            set() if c.cost_unit == "request" else {"lines_per_cycle", "data_banks", "data_bank_width_bytes"})
         missing += [f"caches.{c.name}.{f.name}" for f in fields(c)
-                    if f.name != "name" and f"caches.{c.name}.{f.name}" not in t.sources]
+                    if f.name not in unread | {"name"} and f"caches.{c.name}.{f.name}" not in t.sources]
+    if t.constant_cache is not None:
+        missing += [f"constant_cache.{f.name}" for f in fields(t.constant_cache)
+                    if f"constant_cache.{f.name}" not in t.sources]
     missing += [f"alu_cycles.{k}" for k in t.alu_cycles if f"alu_cycles.{k}" not in t.sources]
     assert t.texture is not None  # every shipped target says how it reads images
     missing += [f"texture.{k}" for k in ("tile_bytes", "tile_rows") if f"texture.{k}" not in t.sources]
@@ -318,7 +325,8 @@ def test_docs_describe_every_schema_key():
     doc = (Path(__file__).resolve().parents[1] / "docs" / "targets.md").read_text()
     for prefix, table in (("", S.TOP), ("simd.", S.SIMD), ("caches[].", S.CACHE),
                           ("local_memory.", S.LOCAL_MEMORY), ("dram.", S.DRAM), ("occupancy.", S.OCCUPANCY),
-                          ("texture.", S.TEXTURE), ("texture_caches[].", S.TEXTURE_CACHE)):
+                          ("texture.", S.TEXTURE), ("texture_caches[].", S.TEXTURE_CACHE),
+                          ("constant_cache.", S.CONSTANT_CACHE)):
         for key, spec in table.items():
             assert f"`{prefix}{key}`" in doc, key
             if spec.rule:

@@ -18,7 +18,7 @@ import pyarrow as pa
 from tracekit.recorder import stream
 from tracekit.recorder.convert_images import ImageColumns, image_arguments, image_call_lanes
 from tracekit.recorder.layout import DeviceLayout
-from tracekit.trace import schema
+from tracekit.trace import footprint, schema
 from tracekit.trace.store import TraceWriter
 
 #: The plugin's space and op codes (stream.h) are positions in these lists, so an
@@ -48,6 +48,9 @@ class LaunchState:
     images: ImageColumns | None = None  # the launch's image arguments, if it has any
     kernel_dictionary: pa.Array | None = None
     end: dict | None = None
+    #: What the whole grid touched, per buffer (sampled launches; the plugin's FOOTPRINT records)
+    footprint: list[footprint.BufferFootprint] = field(default_factory=list)
+    granule_bytes: int = 0
     diagnostics: list[str] = field(default_factory=list)
     errors: int = 0
     unmapped: int = 0
@@ -93,6 +96,8 @@ class Converter:
             if self.current is not None:
                 self.current.end = stream.parse_json(rec.payload)
                 self.current = None
+        elif rec.type == stream.FOOTPRINT:
+            self._footprint(rec)
         elif rec.type == stream.LOG:
             level, text = stream.parse_log(rec.payload)
             target = self._launch(rec.launch)
@@ -102,6 +107,18 @@ class Converter:
                 target.errors += level == "error"
                 if len(target.diagnostics) < MAX_DIAGNOSTICS:
                     target.diagnostics.append(f"{level}: {text}")
+
+    def _footprint(self, rec: stream.Record) -> None:
+        """One buffer's whole-grid footprint, placed at the buffer's device address."""
+        st = self._launch(rec.launch)
+        handle, granule, read, written = stream.parse_footprint(rec.payload)
+        alloc = self.layout.live.get(handle)
+        if st is None or alloc is None:
+            return  # a buffer the layout does not know has no device address to place it at
+        arg = st.arg_slots[handle] if handle < len(st.arg_slots) - 1 else -1
+        st.granule_bytes = granule
+        st.footprint.append(footprint.BufferFootprint(alloc.base, alloc.size, read, written,
+                                                      int(arg) if arg >= 0 else None))
 
     def _launch(self, launch: int) -> LaunchState | None:
         for s in reversed(self.launches):
@@ -288,6 +305,8 @@ class Converter:
             "work_dim": info["work_dim"], "num_groups": info["num_groups"],
             "global_offset": info["global_offset"], "args": info["args"],
         }
+        if st.footprint:
+            meta["footprint"] = footprint.encode(st.granule_bytes, st.footprint)
         if st.images is not None:
             bases = {b["arg"]: b["base"] for b in st.layout["global_buffers"] if "arg" in b}
             meta["images"] = [i.describe(bases.get(i.arg)) for i in st.images.images]

@@ -14,7 +14,8 @@
 // each launch's end waits until everything before it is written.
 //
 // Environment: TRACEKIT_FD (descriptor to write to) or TRACEKIT_OUT (path),
-// TRACEKIT_SAMPLE (see sampler.h).
+// TRACEKIT_SAMPLE (see sampler.h).  A sampled launch also reports what its whole
+// grid touched (footprint.h), in FOOTPRINT records before its LAUNCH_END.
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/uio.h>
@@ -43,6 +44,7 @@
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Module.h"
 
+#include "footprint.h"
 #include "image.h"
 #include "opclass.h"
 #include "sampler.h"
@@ -344,12 +346,16 @@ public:
 
   void memoryLoad(const Memory* m, const WorkItem* wi, size_t addr, size_t size) override
   {
+    if (m_footprintOn)
+      touch(m, addr, size, true, false);
     if (recording())
       access(m, wi, addr, size, OP_LOAD);
   }
   void memoryStore(const Memory* m, const WorkItem* wi, size_t addr, size_t size,
                    const uint8_t*) override
   {
+    if (m_footprintOn)
+      touch(m, addr, size, false, true);
     if (recording())
       access(m, wi, addr, size, OP_STORE);
   }
@@ -358,6 +364,8 @@ public:
   void memoryAtomicLoad(const Memory* m, const WorkItem* wi, AtomicOp, size_t addr,
                         size_t size) override
   {
+    if (m_footprintOn)
+      touch(m, addr, size, true, true);
     if (recording())
       access(m, wi, addr, size, OP_ATOMIC);
   }
@@ -373,6 +381,10 @@ private:
   std::atomic<bool> m_broken{false};  // set by the writer thread
   ByteSink m_out;
   Sampler m_sampler;
+  // The whole grid's footprint, kept while a sampled launch runs (footprint.h).
+  FootprintTable m_footprint;
+  bool m_footprintOn = false;
+  std::unordered_map<uint64_t, uint64_t> m_bufferBytes;  // live global buffers
   SiteMap m_sites;
   std::vector<uint8_t> m_siteSpace;  // address space, or SITE_IMAGE_READ/WRITE (image.h)
   std::vector<ImageArg> m_images;     // the launch's image arguments
@@ -444,6 +456,13 @@ private:
   }
 
   void access(const Memory* m, const WorkItem* wi, size_t addr, size_t size, uint8_t op);
+  void touch(const Memory* m, size_t addr, size_t size, bool read, bool written)
+  {
+    unsigned as = m->getAddressSpace();
+    if (as == AddrSpaceGlobal || as == AddrSpaceConstant)
+      m_footprint.touch(m->extractBuffer(addr), m->extractOffset(addr), size, read, written);
+  }
+  void emitFootprintLocked();
   bool imageTexel(ThreadState* t, const ItemState* st, const WorkItem* wi, uint32_t site, uint8_t kind,
                   size_t buf, uint64_t& offset, size_t& size, uint32_t& buffer);
   void startThreadLaunch();
@@ -609,6 +628,7 @@ void Recorder::memoryAllocated(const Memory* m, size_t addr, size_t size, cl_mem
   {
     uint64_t payload[3] = {(uint64_t)m->extractBuffer(addr), (uint64_t)size, (uint64_t)flags};
     std::lock_guard<std::mutex> lock(m_mutex);
+    m_bufferBytes[payload[0]] = size;
     m_out.record(REC_ALLOC, m_launch, payload, sizeof(payload));
     return;
   }
@@ -630,6 +650,7 @@ void Recorder::memoryDeallocated(const Memory* m, size_t addr)
   {
     uint64_t payload[1] = {(uint64_t)m->extractBuffer(addr)};
     std::lock_guard<std::mutex> lock(m_mutex);
+    m_bufferBytes.erase(payload[0]);
     m_out.record(REC_FREE, m_launch, payload, sizeof(payload));
     return;
   }
@@ -1162,6 +1183,9 @@ void Recorder::kernelBegin(const KernelInvocation* ki)
   m_groups = ki->getNumGroups();
   m_sampler.start(m_groups.x * m_groups.y * m_groups.z);
   m_nextGroup = m_sampler.next(0);
+  m_footprintOn = m_sampler.mode != Sampler::ALL;
+  if (m_footprintOn)
+    m_footprint.start(m_bufferBytes);
   m_groupsRecorded = 0;
   m_localBytes = 0;
   for (auto& [group, d] : m_pending)  // none, unless the last launch was cut short
@@ -1177,6 +1201,7 @@ void Recorder::kernelEnd(const KernelInvocation* ki)
   std::lock_guard<std::mutex> lock(m_mutex);
   absorbLocked();  // every worker has handed over its groups by now
   drainLocked(true);
+  emitFootprintLocked();
   std::string j = "{\"groups_recorded\":" + std::to_string(m_groupsRecorded) +
                   ",\"total_groups\":" + std::to_string(m_sampler.total) +
                   ",\"local_mem_bytes\":" + std::to_string(m_localBytes.load()) + "}";
@@ -1184,6 +1209,32 @@ void Recorder::kernelEnd(const KernelInvocation* ki)
   m_active = false;
   flushLocked();
   waitWrittenLocked();  // a launch that ended is on the pipe, whatever happens next
+}
+
+// One FOOTPRINT record per buffer the sampled launch touched (stream.h).
+void Recorder::emitFootprintLocked()
+{
+  if (!m_footprintOn)
+    return;
+  m_footprintOn = false;
+  const auto& bufs = m_footprint.buffers();
+  for (size_t b = 0; b < bufs.size(); b++)
+  {
+    const BufferFootprint& f = bufs[b];
+    bool any = false;
+    for (size_t w = 0; w < f.read.size() && !any; w++)
+      any = f.read[w] || f.written[w];
+    if (!any)
+      continue;
+    ByteSink payload;
+    payload.put<uint64_t>(b);
+    payload.put<uint64_t>(FootprintTable::GRANULE);
+    payload.put<uint64_t>(f.granules);
+    payload.raw(f.read.data(), f.read.size() * 8);
+    payload.raw(f.written.data(), f.written.size() * 8);
+    m_out.record(REC_FOOTPRINT, m_launch, payload.bytes.data(), payload.bytes.size());
+  }
+  m_footprint.clear();
 }
 
 } // namespace tracekit

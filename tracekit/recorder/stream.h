@@ -25,6 +25,9 @@ enum RecordType : uint32_t
   REC_ALLOC = 4,         // u64 buffer, u64 size, u64 flags (global memory)
   REC_FREE = 5,          // u64 buffer
   REC_LOG = 6,           // u32 message type, u32 zero, text
+  REC_FOOTPRINT = 7,     // sampled launches only, before LAUNCH_END (footprint.h):
+                         // u64 buffer, u64 granule bytes, u64 granules, then the read
+                         // and the written bitmaps, u64[ceil(granules / 64)] each
 };
 
 // GROUPS payload: u64 n_groups, u64 n_acc, u64 n_ins, then columns, each padded to 8:

@@ -20,7 +20,7 @@ from tracekit.errors import RecordError
 
 MAGIC = b"TKTRACE1"
 _HEADER = struct.Struct("<IiQ")
-LAUNCH_BEGIN, GROUPS, LAUNCH_END, ALLOC, FREE, LOG = 1, 2, 3, 4, 5, 6
+LAUNCH_BEGIN, GROUPS, LAUNCH_END, ALLOC, FREE, LOG, FOOTPRINT = 1, 2, 3, 4, 5, 6, 7
 #: Sentinel the plugin writes for "no site" / "no buffer".
 NONE32 = 0xFFFFFFFF
 #: Buffer number of a local or private access already placed in its layout.
@@ -110,6 +110,16 @@ def parse_alloc(payload: bytes) -> tuple[int, int, int]:
 
 def parse_free(payload: bytes) -> int:
     return struct.unpack_from("<Q", payload, 0)[0]
+
+
+def parse_footprint(payload: bytes | memoryview) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """(buffer, granule bytes, read bits, written bits): one bool per granule of the buffer."""
+    buf, granule, granules = struct.unpack_from("<QQQ", payload, 0)
+    words = (granules + 63) // 64
+    maps = np.frombuffer(payload, dtype="<u8", count=2 * words, offset=24).view(np.uint8)
+    read, written = (np.unpackbits(m, count=granules, bitorder="little").astype(bool)
+                     for m in (maps[:8 * words], maps[8 * words:]))
+    return buf, granule, read, written
 
 
 def parse_log(payload: bytes) -> tuple[str, str]:

@@ -60,6 +60,36 @@ class CacheLevel:
     write_allocate: bool = True
     latency_cycles: float = 0.0
     bandwidth_bytes_per_cycle: float = 0.0   # per instance (per CU for compute_unit scope)
+    #: How a line picks its set: "modulo" (line address mod sets) or "xor" (the upper
+    #: line-address bits XOR-folded onto the set bits first, as hashed GPU caches do).
+    index: str = "modulo"
+    #: What the level's throughput term counts: "bytes" (at bandwidth_bytes_per_cycle) or
+    #: "request": per SIMD request the larger of its distinct lines / lines_per_cycle (the
+    #: tag stage) and its data-bank wavefronts (data_banks words of data_bank_width_bytes
+    #: a cycle); only the first level is priced per request.
+    cost_unit: str = "bytes"
+    lines_per_cycle: float = 0.0
+    data_banks: int = 0
+    data_bank_width_bytes: int = 4
+
+    @property
+    def sets(self) -> int:
+        return self.size_bytes // (self.line_bytes * self.ways)
+
+
+@dataclass(frozen=True)
+class ConstantCacheSpec:
+    """The per-unit read-only cache that serves ``__constant`` loads (NVIDIA's constant cache).
+
+    Constant loads look their lines up here; a miss reads the whole line from the
+    ``next`` level of ``Target.caches``, bypassing the levels before it.
+    """
+
+    size_bytes: int
+    line_bytes: int
+    ways: int
+    next: str
+    latency_cycles: float = 0.0
 
     @property
     def sets(self) -> int:
@@ -246,6 +276,10 @@ class Target:
     #: merged into the distinct units they touch, one lookup each) or ``"lane"`` (every
     #: lane's access is looked up on its own, in lane order: PowerVR Rogue).
     cache_lookup: str = "request"
+    #: Which cache serves ``__constant`` loads: "caches" (the data hierarchy, like global
+    #: loads) or "constant_cache" (``constant_cache``, a read-only cache per compute unit).
+    constant_loads: str = "caches"
+    constant_cache: ConstantCacheSpec | None = None
 
     def cache(self, name: str) -> CacheLevel:
         for c in self.caches:
