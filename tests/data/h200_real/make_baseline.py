@@ -174,16 +174,9 @@ def markdown(cal, measured: pd.DataFrame, sampling: dict[int, dict], full_cal=No
 
 
 def main() -> None:
-<<<<<<< HEAD
-    from tracekit.calibrate import calibrate, measured_frame
-    from tracekit.foreign.ncu import read_ncu_raw, read_ncu_sol
-
-    from tracekit.trace import open_trace
-=======
     from tracekit.calibration.calibrate import calibrate, measured_frame
     from tracekit.formats import open_trace
     from tracekit.formats.ncu import read_ncu_raw, read_ncu_sol
->>>>>>> main
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--target", default="nvidia-h200")
