@@ -41,6 +41,14 @@ __kernel void vector_offsets(__global const float* a, __global float* out) {
   int i = get_global_id(0);
   vstore4(vload4(i, a), i, out);
 }
+__kernel void csr_row(__global const int* start, __global const int* col, __global const float* x,
+                      __global float* out) {
+  int r = get_global_id(0);
+  float s = 0.0f;
+  for (int j = start[r]; j < start[r + 1]; j++)
+    s += x[col[j]];
+  out[r] = s;
+}
 """
 
 
@@ -57,6 +65,7 @@ def kernels(tmp_path_factory):
         "index_value": ["float[8]"],
         "chase": ["int[8]=range", "int[8]", "int:3"],
         "vector_offsets": ["float[32]=rand", "float[32]"],
+        "csr_row": ["int[9]=range", "int[8]=range", "float[8]=rand", "float[8]"],
     }
     out = {}
     for name, args in runs.items():
@@ -120,10 +129,10 @@ def test_value_used_as_index_and_result_is_work(kernels):
     assert store["sitofp"] == {"-"}
 
 
-def test_pointer_chase_keeps_the_loaded_index(kernels):
+def test_pointer_chase_addresses_are_indirect(kernels):
     s = kernels["chase"]
-    body = roles(s, 22)  # p = next[p]: p comes back from the load and is stored at the end
-    assert body["getelementptr"] == {"address"} and body["sext"] == {"address"}
+    body = roles(s, 22)  # p = next[p]: the address comes round the loop from the load
+    assert body["getelementptr"] == {"indirect"} and body["sext"] == {"indirect"}
     assert body["load"] == {"-"}
     assert roles(s, 21)["icmp"] == {"loop"}
 
@@ -147,3 +156,14 @@ def test_traces_without_roles_still_read(tmp_path):
                     "column": pa.array([None], pa.int32())})
     t = store.conform(old, "sites")
     assert t.schema == schema.SITES and t["role"].null_count == 1
+
+
+def test_gather_is_indirect_and_a_loaded_loop_start_is_not(kernels):
+    s = kernels["csr_row"]
+    body = s[(s["line"] == 34) & s["opcode"].isin(["sext", "getelementptr"])]  # s += x[col[j]]
+    loads = s[(s["line"] == 34) & (s["opcode"] == "load")]["column"]
+    inner, outer = loads.max(), loads.min()  # col[j] is written right of x[
+    # col[j]: j starts at the loaded start[r] but steps by one, an ordinary address
+    assert set(body.loc[body["column"] == inner, "role"]) == {"address"}
+    # x[col[j]]: the index is a loaded value
+    assert set(body.loc[body["column"] == outer, "role"]) == {"indirect"}

@@ -14,6 +14,9 @@
 //            access (a load, store or atomic, or the offset/pointer of a
 //            vload/vstore/atomic builtin), directly or through other address
 //            values (getelementptr, casts, integer arithmetic, selects, phis);
+//   indirect an address value computed from a loaded value (x[col[j]], a
+//            pointer chase p = next[p]): a compiler cannot turn it into a
+//            pointer increment, so it keeps most of its instructions;
 //   loop     the branches that leave a loop or go back to its header, and the
 //            values whose every use is such a branch's condition, an address
 //            value or another loop value (the induction variable's increment
@@ -23,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -44,11 +48,12 @@ enum class Role : uint8_t
   None = 0,
   Address = 1,
   Loop = 2,
+  Indirect = 3,
 };
 
 inline const char* roleName(Role r)
 {
-  return r == Role::Address ? "address" : r == Role::Loop ? "loop" : "";
+  return r == Role::Address ? "address" : r == Role::Loop ? "loop" : r == Role::Indirect ? "indirect" : "";
 }
 
 // Builtin name of a call to a declared function ("" for anything else).
@@ -140,11 +145,18 @@ void greatestSet(std::unordered_set<const llvm::Instruction*>& member, Ok ok)
   }
 }
 
-// Branches (and switches) that leave their loop or go back to its header.
-inline void loopBranches(llvm::Function& f, std::unordered_set<const llvm::Instruction*>& out)
+// Dominators and loops of one function.
+struct FunctionLoops
 {
-  llvm::DominatorTree dt(f);
-  llvm::LoopInfo li(dt);
+  llvm::DominatorTree dt;
+  llvm::LoopInfo li;
+  explicit FunctionLoops(llvm::Function& f) : dt(f), li(dt) {}
+};
+
+// Branches (and switches) that leave their loop or go back to its header.
+inline void loopBranches(const llvm::Function& f, const llvm::LoopInfo& li,
+                         std::unordered_set<const llvm::Instruction*>& out)
+{
   for (const llvm::BasicBlock& bb : f)
   {
     const llvm::Loop* loop = li.getLoopFor(&bb);
@@ -163,17 +175,52 @@ inline void loopBranches(llvm::Function& f, std::unordered_set<const llvm::Instr
   }
 }
 
+// Does ``v`` bring a loaded value into address arithmetic: a load or atomic, an
+// address value with such an operand, or a phi whose value coming round its loop
+// (along a back edge) is one.  A loop-invariant load that only starts a counter
+// (SpMV's row start) does not make the counter's addresses indirect.
+inline bool carriesLoad(const llvm::Value* v, const std::unordered_set<const llvm::Instruction*>& address,
+                        const llvm::DominatorTree& dt, std::unordered_set<const llvm::Value*>& seen)
+{
+  if (!seen.insert(v).second)
+    return false;
+  if (llvm::isa<llvm::LoadInst>(v) || llvm::isa<llvm::AtomicRMWInst>(v) || llvm::isa<llvm::AtomicCmpXchgInst>(v))
+    return true;
+  if (const auto* call = llvm::dyn_cast<llvm::CallInst>(v))
+  {
+    std::string name = calleeBuiltin(call);
+    return startsWith(name, "vload") || startsWith(name, "atomic_") || startsWith(name, "atom_");
+  }
+  if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(v))
+  {
+    for (unsigned i = 0; i < phi->getNumIncomingValues(); i++)
+      if (dt.dominates(phi->getParent(), phi->getIncomingBlock(i)) &&
+          carriesLoad(phi->getIncomingValue(i), address, dt, seen))
+        return true;
+    return false;
+  }
+  const auto* inst = llvm::dyn_cast<llvm::Instruction>(v);
+  if (!inst || !address.count(inst))
+    return false;
+  for (const llvm::Use& op : inst->operands())
+    if (carriesLoad(op.get(), address, dt, seen))
+      return true;
+  return false;
+}
+
 // Role of every instruction of ``module``, keyed by instruction.
 inline std::unordered_map<const llvm::Instruction*, Role> instructionRoles(const llvm::Module* module)
 {
   std::unordered_map<const llvm::Instruction*, Role> roles;
   std::unordered_set<const llvm::Instruction*> branches;
   std::unordered_set<const llvm::Instruction*> address;
+  std::unordered_map<const llvm::Function*, std::unique_ptr<FunctionLoops>> loops;
   for (const llvm::Function& cf : *module)
   {
     if (cf.isDeclaration())
       continue;
-    loopBranches(const_cast<llvm::Function&>(cf), branches);
+    auto& fl = loops[&cf] = std::make_unique<FunctionLoops>(const_cast<llvm::Function&>(cf));
+    loopBranches(cf, fl->li, branches);
     for (const llvm::BasicBlock& bb : cf)
       for (const llvm::Instruction& i : bb)
         if (isCandidate(&i))
@@ -188,7 +235,17 @@ inline std::unordered_map<const llvm::Instruction*, Role> instructionRoles(const
     return isAddressUse(u) || (user && (address.count(user) || branches.count(user)));
   });
   for (const llvm::Instruction* i : address)
-    roles[i] = Role::Address;
+  {
+    std::unordered_set<const llvm::Value*> seen{i};
+    bool indirect = false;
+    for (const llvm::Use& op : i->operands())
+      if (carriesLoad(op.get(), address, loops[i->getFunction()]->dt, seen))
+      {
+        indirect = true;
+        break;
+      }
+    roles[i] = indirect ? Role::Indirect : Role::Address;
+  }
   for (const llvm::Instruction* i : loop)
     roles[i] = Role::Loop;
   for (const llvm::Instruction* i : branches)

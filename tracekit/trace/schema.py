@@ -30,7 +30,7 @@ SPACES = ("global", "local", "constant", "private", "image")
 #: Kinds of memory operation.
 OPS = ("load", "store", "atomic")
 #: What a site is for, where the recorder knows (``sites.role``; null: the kernel's work).
-ROLES = ("address", "loop")
+ROLES = ("address", "indirect", "loop")
 
 _FLOAT_OPS = ("add", "mul", "fma", "div")
 #: Fixed instruction-class vocabulary (see docs/trace-format.md for what maps where).
@@ -141,7 +141,8 @@ SITES = pa.schema([
     pa.field("line", pa.int32(), nullable=True),
     pa.field("column", pa.int32(), nullable=True),
     # what the instruction is for (tracekit/recorder/roles.h): "address" (only feeds
-    # addresses), "loop" (loop control), null (the kernel's work, or not known)
+    # addresses), "indirect" (address arithmetic on a loaded value), "loop" (loop
+    # control), null (the kernel's work, or not known)
     pa.field("role", pa.string(), nullable=True),
 ])
 
