@@ -14,6 +14,7 @@ import pytest
 from tracekit.calibration import roles, sass
 from tracekit.calibration.calibrate import measured_frame
 from tracekit.formats.ncu import read_ncu_raw
+from tracekit.targets import load_target
 
 REAL = Path(__file__).resolve().parent / "data" / "h200_real"
 
@@ -111,3 +112,21 @@ def test_source_page_counts_are_the_launches_instruction_counts(real):
     m = measured_frame(read_ncu_raw(REAL / "ncu_raw.csv"))
     total = real.groupby("launch")["machine"].sum()
     np.testing.assert_allclose(total.to_numpy(), m["instructions_per_warp"].to_numpy(), rtol=1e-4)
+
+
+def test_target_factors_are_what_the_suite_measures(real):
+    measured = roles.measured_factors(real)
+    target = load_target("nvidia-h200").ir_role_factors
+    assert set(measured) == set(target)
+    for k, v in target.items():
+        assert v == pytest.approx(measured[k], rel=0.02), k
+
+
+def test_roles_bring_ir_instruction_counts_to_the_device(real):
+    """Priced with the factors, most launches are within 10 % of the device's instructions per warp."""
+    f = {**load_target("nvidia-h200").ir_role_factors, "work": 1.0}
+    t = real.assign(scaled=real["ir"] * real["cls"].map(f))
+    per = t.groupby("launch")[["ir", "scaled", "machine"]].sum()
+    raw = (abs(per["ir"] / per["machine"] - 1) <= 0.10).sum()
+    scaled = (abs(per["scaled"] / per["machine"] - 1) <= 0.10).sum()
+    assert raw <= 4 and scaled >= 12
