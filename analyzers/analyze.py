@@ -10,14 +10,14 @@ result, so the other launches -- and other targets -- still get their answers.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from analyzers import result_dict as rd
-from analyzers.alu import AluResult, alu_cost
+from analyzers.alu import AluPricing, AluResult, alu_cost
 from analyzers.bound import (
     BoundResult,
     MemoryTraffic,
@@ -30,6 +30,7 @@ from analyzers.geometry import LaunchGeometry, launch_geometries
 from analyzers.machine_code import MachineCodeResult
 from analyzers.memory_adapter import LaunchMemory, memory_by_launch
 from analyzers.occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
+from analyzers.roles import role_pricing
 from analyzers.simd import SimdResult, simd_utilization, wave_issues, wave_issues_batches, wave_layout
 from tracekit.errors import TraceFormatError, TracekitError
 
@@ -167,6 +168,10 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
                                   "installed, or run `tracekit isa`)")
     else:
         pricing, res.machine = mc.factor_pricing(table_target)
+    if pricing is None or pricing.site_cost is None:  # machine code already counts what the roles estimate
+        roles = role_pricing(issues, sites, geo.kernel, table_target)
+        if roles is not None:
+            pricing = replace(pricing or AluPricing(), site_scale=roles.site_scale, roles=roles.to_dict())
     res.alu = alu_cost(issues, geo, layout, target, resident_waves_per_cu=res.occupancy.waves_per_cu,
                        pricing=pricing)
     traffic = mem.traffic if mem is not None else None

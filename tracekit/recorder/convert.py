@@ -169,6 +169,8 @@ class Converter:
                 "file": pa.array(files, pa.string()),
                 "line": pa.array(sites["line"], pa.int32()),
                 "column": pa.array(sites["column"], pa.int32()),
+                "role": pa.array([r or None for r in sites.get("role", [None] * len(sites["opcode"]))],
+                                 pa.string()),
             }))
         return candidate
 

@@ -47,6 +47,7 @@
 #include "footprint.h"
 #include "image.h"
 #include "opclass.h"
+#include "roles.h"
 #include "sampler.h"
 #include "sitemap.h"
 #include "stream.h"
@@ -389,6 +390,7 @@ private:
   std::vector<uint8_t> m_siteSpace;  // address space, or SITE_IMAGE_READ/WRITE (image.h)
   std::vector<ImageArg> m_images;     // the launch's image arguments
   std::vector<uint8_t> m_siteCounted;
+  std::vector<Role> m_siteRole;  // roles.h: address, loop control or neither
   int32_t m_launch = -1;
   bool m_active = false;
   Size3 m_local;
@@ -1128,7 +1130,7 @@ std::string Recorder::launchJson(const KernelInvocation* ki)
     j += "}";
   }
   j += "],\"sites\":{";
-  std::string op, cls, file, line, col, lanes;
+  std::string op, cls, file, line, col, lanes, role;
   const std::vector<const llvm::Instruction*>& insts = m_sites.instructions();
   for (size_t s = 0; s < insts.size(); s++)
   {
@@ -1139,13 +1141,14 @@ std::string Recorder::launchJson(const KernelInvocation* ki)
     op += sep + jsonString(opcodeText(inst));
     cls += sep + jsonString(c);
     lanes += sep + std::to_string(l);
+    role += sep + std::string("\"") + roleName(m_siteRole[s]) + "\"";
     const llvm::DILocation* loc = inst->getDebugLoc().get();
     file += sep + (loc ? jsonString(loc->getFilename().str()) : std::string("null"));
     line += sep + (loc ? std::to_string(loc->getLine()) : std::string("null"));
     col += sep + (loc ? std::to_string(loc->getColumn()) : std::string("null"));
   }
   j += "\"opcode\":[" + op + "],\"opclass\":[" + cls + "],\"lanes\":[" + lanes + "],\"file\":[" + file +
-       "],\"line\":[" + line + "],\"column\":[" + col + "]}}";
+       "],\"line\":[" + line + "],\"column\":[" + col + "],\"role\":[" + role + "]}}";
   return j;
 }
 
@@ -1158,6 +1161,16 @@ void Recorder::kernelBegin(const KernelInvocation* ki)
   m_sites.build(fn->getParent());
   m_siteSpace.assign(m_sites.size(), 0);
   m_siteCounted.assign(m_sites.size(), 1);
+  m_siteRole.assign(m_sites.size(), Role::None);
+  {
+    auto roles = instructionRoles(fn->getParent());
+    for (size_t s = 0; s < m_sites.size(); s++)
+    {
+      auto r = roles.find(m_sites.instructions()[s]);
+      if (r != roles.end())
+        m_siteRole[s] = r->second;
+    }
+  }
   for (size_t s = 0; s < m_sites.size(); s++)
   {
     const llvm::Instruction* inst = m_sites.instructions()[s];

@@ -266,6 +266,9 @@ class Target:
     #: Machine instructions per IR instruction by IR group (``[ir_machine_factors]``),
     #: measured on a compiler that can be run offline; empty: price the IR as it is.
     ir_machine_factors: dict[str, float] = field(default_factory=dict)
+    #: Machine instructions per IR instruction of each role class (``[ir_role_factors]``:
+    #: address, loop_address, indirect, loop); empty: roles are priced as their class.
+    ir_role_factors: dict[str, float] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     assumptions: dict[str, str] = field(default_factory=dict)
     #: Instruction classes the target cannot execute (Adreno: fp64), each with the

@@ -239,6 +239,21 @@ IR_GROUPS = ("float", "int", "math", "convert", "logic", "compare", "control", "
 IR_MACHINE_FACTORS = {g: Field("float", required=False, doc=f"machine instructions per IR {g} instruction",
                                **NONNEG) for g in IR_GROUPS}
 
+#: Instruction-role classes an ``[ir_role_factors]`` table may price (analyzers/roles.py).
+IR_ROLE_CLASSES = ("address", "loop_address", "indirect", "loop")
+#: Optional ``[ir_role_factors]``: machine instructions per IR instruction of each role class
+#: (sites.role, docs/model.md "Instruction roles").
+IR_ROLE_FACTORS = {
+    "address": Field("float", required=False, doc="per IR address instruction a wave issues once "
+                     "(outside loops)", **NONNEG),
+    "loop_address": Field("float", required=False, doc="per IR address instruction a wave repeats "
+                          "(inside loops: strength-reduced and unrolled)", **NONNEG),
+    "indirect": Field("float", required=False, doc="per IR address instruction on a loaded value "
+                      "(gathers, pointer chases)", **NONNEG),
+    "loop": Field("float", required=False, doc="per IR loop-control instruction (counter, exit "
+                  "compare, back-edge and exit branches)", **NONNEG),
+}
+
 #: alu_cycles keys beyond the trace opclasses: the fallback for math_* builtins.
 MATH_DEFAULT = "math_default"
 ALU_RULE = "must be >= 0 (cycles one wave occupies its issuer per issue)"

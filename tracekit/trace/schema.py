@@ -29,6 +29,8 @@ FORMAT_VERSION = 1
 SPACES = ("global", "local", "constant", "private", "image")
 #: Kinds of memory operation.
 OPS = ("load", "store", "atomic")
+#: What a site is for, where the recorder knows (``sites.role``; null: the kernel's work).
+ROLES = ("address", "indirect", "loop")
 
 _FLOAT_OPS = ("add", "mul", "fma", "div")
 #: Fixed instruction-class vocabulary (see docs/trace-format.md for what maps where).
@@ -138,6 +140,10 @@ SITES = pa.schema([
     pa.field("file", pa.string(), nullable=True),
     pa.field("line", pa.int32(), nullable=True),
     pa.field("column", pa.int32(), nullable=True),
+    # what the instruction is for (tracekit/recorder/roles.h): "address" (only feeds
+    # addresses), "indirect" (address arithmetic on a loaded value), "loop" (loop
+    # control), null (the kernel's work, or not known)
+    pa.field("role", pa.string(), nullable=True),
 ])
 
 #: One machine instruction of a kernel built offline for one device (tracekit/isa/).

@@ -314,6 +314,7 @@ def _cross_checks(t: Trace, launches: _Launches, seen: _Seen, out: _Collector) -
         out.add("no-launches", "the trace has no launches table rows: launch sizes are unknown, so items "
                 "and groups cannot be checked and analysis must infer the sizes", table="launches",
                 warning=True)
+    _check_roles(t, out)
     if seen.kernel_site:
         known_sites = set(zip(t.sites["kernel"].to_pylist(), t.sites["site"].to_pylist(), strict=True))
         missing = sorted(seen.kernel_site - known_sites, key=lambda ks: (str(ks[0]), ks[1]))
@@ -322,3 +323,15 @@ def _cross_checks(t: Trace, launches: _Launches, seen: _Seen, out: _Collector) -
             out.add("sites", f"{len(missing)} site(s) used by accesses have no row in the sites table "
                     f"(first: kernel '{k}' site {s}), so their source lines are unknown", table="sites",
                     warning=True)
+
+
+def _check_roles(t: Trace, out: _Collector) -> None:
+    """``sites.role``, where present, holds only the roles of ``schema.ROLES`` (or null)."""
+    if "role" not in t.sites.column_names:
+        return
+    roles = t.sites["role"].to_pylist()
+    bad = [(i, r) for i, r in enumerate(roles) if r is not None and r not in schema.ROLES]
+    if bad:
+        i, r = bad[0]
+        out.add("site-role", f"site role '{r}' is not one of {', '.join(schema.ROLES)} (or empty)",
+                table="sites", row=i + 1, column="role", count=len(bad))
