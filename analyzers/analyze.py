@@ -60,6 +60,12 @@ class LaunchResult:
     def time_estimates(self) -> dict:
         return self.bound.time_estimates() if self.bound else {}
 
+    @property
+    def time_s(self) -> float | None:
+        """The launch's estimated time in seconds (None when it cannot run on the target)."""
+        t = self.time_estimates.get("total_s")
+        return float(t) if t is not None else None
+
     def to_dict(self) -> dict:
         return rd.launch_dict(self)
 
@@ -82,6 +88,25 @@ class AnalysisResult:
     @property
     def errors(self) -> list[str]:
         return [r.error for r in self.launches if r.error]
+
+    @property
+    def ran(self) -> list[LaunchResult]:
+        """The launches the target could run (those without an error)."""
+        return [r for r in self.launches if not r.error and r.bound is not None]
+
+    @property
+    def time_s(self) -> float | None:
+        """Estimated time of the whole trace: the launches that ran, one after the other (None when
+        none did)."""
+        times = [r.time_s for r in self.ran if r.time_s is not None]
+        return float(sum(times)) if times else None
+
+    @property
+    def verdict(self) -> str | None:
+        """What bounds the trace on this target: the verdict of the launch that takes longest (the
+        only one, for a trace of one launch); None when no launch ran."""
+        ran = [r for r in self.ran if r.time_s is not None]
+        return max(ran, key=lambda r: (r.time_s, -r.launch)).verdict if ran else None
 
     @property
     def summary(self) -> pd.DataFrame:

@@ -93,10 +93,11 @@ def adjacency(acc: pd.DataFrame, vector_bytes: int) -> pd.Series:
 
 
 def stencil_rows(acc: pd.DataFrame) -> pd.DataFrame:
-    """Per global-load site set of one buffer: the median rows one item reads (2D stencil shape)."""
+    """Per global-load site set of one buffer: the median rows one item reads, row pitch and distinct
+    addresses per row (2D stencil shape)."""
     g = acc[(acc["space"] == "global") & (acc["op"] == "load")]
     if g.empty:
-        return pd.DataFrame(columns=["buffer", "rows", "pitch"])
+        return pd.DataFrame(columns=["buffer", "rows", "pitch", "cols"])
     buf = g["buffer"].fillna(-1).astype(np.int64) if "buffer" in g else pd.Series(-1, index=g.index)
     d = pd.DataFrame({"group": g["group"], "item": g["item"], "buffer": buf, "address": g["address"],
                       "size": g["size"]}).drop_duplicates(["group", "item", "buffer", "address"])
@@ -105,9 +106,11 @@ def stencil_rows(acc: pd.DataFrame) -> pd.DataFrame:
     d["big"] = gap > np.maximum(64, 4 * d["size"])
     d["gap"] = gap.where(d["big"])
     rows = d.groupby(["group", "item", "buffer"], sort=False).agg(rows=("big", "sum"), pitch=("gap",
-            "median"))
+            "median"), distinct=("address", "size"))
     rows["rows"] += 1
-    return rows.groupby("buffer").agg(rows=("rows", "median"), pitch=("pitch", "median")).reset_index()
+    rows["cols"] = rows["distinct"] / rows["rows"]
+    return rows.groupby("buffer").agg(rows=("rows", "median"), pitch=("pitch", "median"),
+                                      cols=("cols", "median")).reset_index()
 
 
 def site_facts(acc: pd.DataFrame, target, vector_bytes: int) -> pd.DataFrame:

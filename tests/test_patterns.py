@@ -47,6 +47,7 @@ def _compare(trace, target, chunk_rows=1 << 20):
         merged = st.merge(lp.stencils, on="buffer", how="outer", suffixes=("_ref", ""))
         np.testing.assert_allclose(merged["rows"].astype(float), merged["rows_ref"].astype(float))
         np.testing.assert_allclose(merged["pitch"].astype(float), merged["pitch_ref"].astype(float))
+        np.testing.assert_allclose(merged["cols"].astype(float), merged["cols_ref"].astype(float))
 
 
 @pytest.mark.parametrize("sample", SAMPLES)
@@ -75,7 +76,7 @@ def test_synthetic_stencil_misalignment_and_reuse():
     _compare(trace, target)
     pats = replay_memory(trace, target).patterns[0]
     st = pats.launch.stencils.set_index("buffer")
-    assert st.loc[0, "rows"] == 3 and st.loc[0, "pitch"] == 256
+    assert st.loc[0, "rows"] == 3 and st.loc[0, "pitch"] == 256 and st.loc[0, "cols"] == 1
     sites = pats.sites.set_index("site")
     assert sites.loc[5, "misaligned_requests"] > 0
     assert sites.loc[6, "distinct_item_addresses"] * 2 == 2 * 64 * 8

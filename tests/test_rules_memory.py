@@ -119,14 +119,17 @@ CASES = {
     "GEN-IMAGE-2D": (ALL, lambda t: stencil(True), lambda t: stencil(False)),
     "GEN-ATOMIC-HOT": (["powervr", "adreno", "intel"], lambda t: atomic(True), lambda t: atomic(False)),
     "GEN-PRIVATE-SPILL": (ALL, lambda t: spill(True), lambda t: spill(False)),
+    # the candidate only: whether the padding helps is the replay's to say (test_rules_recorded.py)
+    "GEN-PITCH-PAD": (ALL, lambda t: thrash(t, True), lambda t: thrash(t, True, pad=4)),
 }
 
 
-def thrash(t, fire, rows=64):
+def thrash(t, fire, rows=64, pad=0):
     """Column walk over a matrix whose rows lie a multiple of the largest cache apart (each line is
-    evicted before its next use), against the same walk over the matrix stored densely."""
+    evicted before its next use), against the same walk over the matrix stored densely; ``pad``
+    bytes added to the long pitch make it no whole number of lines."""
     cols = 64
-    pitch = 2 * max(c.size_bytes for c in t.caches) if fire else 4 * cols
+    pitch = 2 * max(c.size_bytes for c in t.caches) + pad if fire else 4 * cols
     k = KernelBuilder(rows * cols // 8, 32)
     for j in range(8):
         k.load(1, lambda i, j=j: (i.gid % rows) * pitch + 4 * (j + 8 * (i.gid // rows)))

@@ -11,7 +11,7 @@ advice that would hurt.
 ``what_if(trace, target, change)`` takes a :class:`~analyzers.whatif.changes.Change`
 or its text form (``"pad-local=64:4"``, ``"coalesce=12"``, ``"drop-staging"``,
 ``"vector-loads"``, ``"work-group=64"``, ``"fast-math"``, ``"native-math"``,
-``"align=7"``, ``"keep-in-register=3"``, ``"no-private"``); see
+``"align=7"``, ``"keep-in-register=3"``, ``"no-private"``, ``"fp32"``, ``"pad-pitch=0:2048:128"``); see
 :func:`~analyzers.whatif.changes.parse_change`.
 
 Long launches are compared on the same head of their work-groups (both the
@@ -22,7 +22,12 @@ there scales the full launch's estimate.
 
 from __future__ import annotations
 
-from analyzers.whatif.changes import CHANGES, Change, parse_change
+from analyzers.whatif.changes import CHANGES, Change, parse_change, register
+from analyzers.whatif.pitch import PadPitch
+from analyzers.whatif.precision import SinglePrecision
 from analyzers.whatif.replay import WhatIf, what_if
 
-__all__ = ["CHANGES", "Change", "WhatIf", "parse_change", "what_if"]
+register(SinglePrecision)
+register(PadPitch)
+
+__all__ = ["CHANGES", "Change", "PadPitch", "SinglePrecision", "WhatIf", "parse_change", "what_if"]
