@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -42,7 +42,7 @@ def needs_isa() -> None:
         pytest.skip("ocloc/iga64 not installed (Makefile ISA_DEBS: intel-opencl-icd libigc-tools)")
 
 
-@lru_cache(maxsize=None)
+@cache
 def recorded(source: str, kernel: str, global_size: str, local_size: str, args: tuple[str, ...],
              defines: tuple[str, ...] = ()) -> Path:
     """The trace of ``kernel`` in ``source`` (relative to the repository) recorded with these sizes and
@@ -89,8 +89,8 @@ def column_read() -> Path:
 
 def vertical_sum() -> Path:
     """Each work-item sums eight rows of its own column of a read-only buffer."""
-    return recorded("tests/data/images/walks.cl", "vertical_sum", "64,64", "16,16", ("float[5120]=rand:3", "float[4096]",
-                                                                          "int:64"))
+    return recorded("tests/data/images/walks.cl", "vertical_sum", "64,64", "16,16",
+                    ("float[5120]=rand:3", "float[4096]", "int:64"))
 
 
 def conv_image(channel_type: str) -> Path:
@@ -101,8 +101,8 @@ def conv_image(channel_type: str) -> Path:
 
 def pressure(kernel: str, live: int) -> Path:
     """tests/data/isa/pressure.cl: ``heavy`` keeps ``live`` floats live, ``light`` a few."""
-    return recorded("tests/data/isa/pressure.cl", kernel, "256", "32", ("float[2048]=rand", "float[256]", "int:2"),
-                    (f"LIVE={live}",))
+    return recorded("tests/data/isa/pressure.cl", kernel, "256", "32",
+                    ("float[2048]=rand", "float[256]", "int:2"), (f"LIVE={live}",))
 
 
 def scale_rows(kernel: str) -> Path:
@@ -114,5 +114,5 @@ def scale_rows(kernel: str) -> Path:
 def gather(bits: int) -> Path:
     """tests/data/isa/index64.cl: a strided gather indexed with size_t (64) or uint (32)."""
     t = "ulong" if bits == 64 else "uint"
-    return recorded("tests/data/isa/index64.cl", f"gather{bits}", "1024", "64", ("float[1024]=rand", "float[1024]",
-                                                                         f"{t}:1024", f"{t}:7"))
+    return recorded("tests/data/isa/index64.cl", f"gather{bits}", "1024", "64",
+                    ("float[1024]=rand", "float[1024]", f"{t}:1024", f"{t}:7"))

@@ -28,7 +28,8 @@ CASES = {
                             lambda t: ISA(lambda: rk.pressure("heavy", 32))),
     "INTEL-UNROLLED-SCALAR-LOADS": (["intel"], lambda t: ISA(lambda: rk.scale_rows("scale_rows")),
                                     lambda t: ISA(lambda: rk.scale_rows("scale_rows4"))),
-    "INTEL-INT64-ADDRESS": (["intel"], lambda t: ISA(lambda: rk.gather(64)), lambda t: ISA(lambda: rk.gather(32))),
+    "INTEL-INT64-ADDRESS": (["intel"], lambda t: ISA(lambda: rk.gather(64)),
+                            lambda t: ISA(lambda: rk.gather(32))),
 }
 MACHINE_RULES = sorted(CASES)
 
