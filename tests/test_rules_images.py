@@ -123,3 +123,16 @@ def test_read_imageh_only_where_the_format_fits_a_half():
     assert f.estimated_gain_fraction > 0
     # 16-bit normalised texels carry more precision than a half's significand: read_imagef stays
     assert fired(rk.Recorded(lambda: rk.conv_image("unorm_int16")), "adreno", "ADR-READ-IMAGEH") is None
+
+
+def test_cli_what_if_takes_the_image_changes(tmp_path, run_cli):
+    import json
+    out = tmp_path / "w.json"
+    r = run_cli("analyze", rk.SAMPLES / "conv3x3_buffer.tkt", "-t", "adreno-640", "--what-if",
+                "as-image=0:35,36,37,38+sampler-borders=26,27", "-f", "json", "-o", out)
+    assert r.code == 0, r.err
+    (row,) = json.loads(out.read_text())["targets"]["adreno-640"]
+    assert row["change"] == "as-image=0:35,36,37,38+sampler-borders=26,27"
+    assert row["time_after_s"] < row["time_before_s"]
+    r = run_cli("analyze", rk.SAMPLES / "conv3x3_buffer.tkt", "-t", "adreno-640", "--what-if", "as-image=x")
+    assert r.code == 2 and "as-image" in r.err and "Traceback" not in r.err
