@@ -90,7 +90,12 @@ class MachineCodeResult:
     once_per_wave_instructions: int = 0
     scratch_read_bytes: float = 0.0
     scratch_write_bytes: float = 0.0
+    scratch_cycles: float = 0.0              # executed cycles of the spill and fill messages
     int64_instructions: int = 0              # static: 64-bit integer ALU instructions (address math)
+    #: executed cycles of instructions on 64-bit integers (``:q``/``:uq``, every class but sends), and
+    #: what 32-bit integers would save of them by the target's own prices (docs/model.md)
+    int64_cycles: float = 0.0
+    int64_saving_cycles: float = 0.0
     group_instructions: dict = field(default_factory=dict)   # executed, by group
     #: executed machine operations (SIMD halves counted as halves) by the IR group whose work they do,
     #: next to the IR instructions executed by group (per wave): the dynamic machine-per-IR ratio
@@ -111,7 +116,8 @@ class MachineCodeResult:
             "grf_used", "registers_per_item", "scratch_bytes_per_thread", "spill_fill", "private_memory",
             "line_mapping",
             "dynamic_coverage", "static_coverage", "machine_instructions", "machine_cycles",
-            "once_per_wave_instructions", "scratch_read_bytes", "scratch_write_bytes", "int64_instructions",
+            "once_per_wave_instructions", "scratch_read_bytes", "scratch_write_bytes", "scratch_cycles",
+            "int64_instructions", "int64_cycles", "int64_saving_cycles",
             "group_instructions", "send_messages", "ir_group_machine", "ir_group_issues", "factors")}
         d["narrowed"] = self.narrowed
         d["lines"] = self.per_line.to_dict(orient="records") if not self.per_line.empty else []
@@ -257,7 +263,9 @@ def machine_pricing(kisa, issues: pd.DataFrame, sites: pd.DataFrame | None, targ
                         "ir_group": [ir_group_of(g, o, k) for g, o, k in
                                      zip(ins["group"], ins["opclass"], ins["send_kind"], strict=True)]})
     ir_issues = issues.groupby("opclass", observed=True)["issues"].sum()
-    per_line = _per_line(ins, files, lines, execs * scale, cyc * execs * scale)
+    wide = int64_mask(ins)
+    saving = int64_saving(ins, target, geo.fast_math) * cyc * execs * scale
+    per_line = _per_line(ins, files, lines, execs * scale, cyc * execs * scale, unroll, wide)
     result = MachineCodeResult(
         priced_by="machine_code",
         reason=(f"ALU time from {len(ins)} machine instructions ({kisa.compiler or 'ocloc'}, SIMD"
@@ -266,8 +274,10 @@ def machine_pricing(kisa, issues: pd.DataFrame, sites: pd.DataFrame | None, targ
         line_mapping="source_line", dynamic_coverage=coverage, static_coverage=float((~once).mean()),
         machine_instructions=float(dyn["n"].sum()), machine_cycles=float((cyc * execs).sum() * scale),
         once_per_wave_instructions=int(once.sum()),
+        int64_cycles=float((cyc * execs)[wide].sum() * scale), int64_saving_cycles=float(saving.sum()),
         scratch_read_bytes=float((ins["bytes_read"].to_numpy() * execs * scratch).sum() * scale),
         scratch_write_bytes=float((ins["bytes_written"].to_numpy() * execs * scratch).sum() * scale),
+        scratch_cycles=float((cyc * execs)[scratch].sum() * scale),
         group_instructions={str(k): float(v) for k, v in dyn.groupby("group")["n"].sum().items()},
         send_messages={str(k): float(v) for k, v in
                        dyn[dyn["group"] == "send"].groupby("send_kind")["n"].sum().items()},
@@ -310,13 +320,50 @@ def _unroll_factors(ins: pd.DataFrame, keys: pd.DataFrame, issues: pd.DataFrame,
     return ins["block"].map(factor).fillna(1.0).to_numpy(dtype=float)
 
 
-def _per_line(ins: pd.DataFrame, files, lines, execs: np.ndarray, cycles: np.ndarray) -> pd.DataFrame:
-    """Per source line: static and executed machine instructions, cycles, messages, the listing."""
+#: Register types of 64-bit integers in the listing (``:q`` signed, ``:uq`` unsigned).
+INT64_TYPES = ("q", "uq")
+_NARROW = {"int64_add": "int_add", "int64_mul": "int_mul", "int64_div": "int_div"}
+
+
+def int64_mask(ins: pd.DataFrame) -> np.ndarray:
+    """Instructions that compute on 64-bit integers (messages excluded: their payload is not math)."""
+    return (ins["dst_type"].isin(INT64_TYPES) & (ins["group"] != "send")).to_numpy()
+
+
+def int64_saving(ins: pd.DataFrame, target, fast_math: bool) -> np.ndarray:
+    """Per instruction, the share of its cycles that 32-bit integers would save, by the target's prices:
+    a 64-bit add, multiply or division costs its 32-bit price instead; a move that widens a 32-bit
+    value to 64 bits (``mov :q`` from ``:d``) is not needed at all; logic, compares and moves of
+    64-bit values cost the same per lane as their 32-bit forms in the table, so they save nothing."""
+    table = cycles_table(target, fast_math)
+    out = np.zeros(len(ins))
+    wide = int64_mask(ins)
+    ops = ins["opclass"].astype(str).to_numpy()
+    for i in np.flatnonzero(wide):
+        if ops[i] in _NARROW:
+            full, narrow = cost_of(ops[i], table)[0], cost_of(_NARROW[ops[i]], table)[0]
+            out[i] = max(0.0, 1.0 - narrow / full) if full else 0.0
+        elif ops[i] == "convert":
+            out[i] = 1.0
+    return out
+
+
+def _per_line(ins: pd.DataFrame, files, lines, execs: np.ndarray, cycles: np.ndarray,
+              unroll: np.ndarray, wide: np.ndarray) -> pd.DataFrame:
+    """Per source line: static and executed machine instructions, cycles, messages, the listing; the
+    unroll factor of its blocks, its global-load messages (static) and the bytes each moves per lane,
+    and its executed 64-bit integer instructions."""
+    loads = ((ins["send_kind"] == "global") & (ins["opclass"] == "load")).to_numpy()
+    lane_bytes = np.where(loads, ins["bytes_read"].to_numpy(dtype=float)
+                          / np.maximum(ins["exec_size"].to_numpy(dtype=float), 1.0), np.nan)
     f = pd.DataFrame({"file": files.fillna(""), "line": lines, "executed": execs, "cycles": cycles,
-                      "send": (ins["group"] == "send").to_numpy(), "text": ins["text"]})
+                      "send": (ins["group"] == "send").to_numpy(), "text": ins["text"], "unroll": unroll,
+                      "load": loads, "lane_bytes": lane_bytes, "int64": np.where(wide, execs, 0.0)})
     out = f.groupby(["file", "line"], sort=True).agg(
         instructions=("text", "size"), executed=("executed", "sum"), cycles=("cycles", "sum"),
-        sends=("send", "sum"), listing=("text", lambda t: "\n".join(t))).reset_index()
+        sends=("send", "sum"), unroll=("unroll", "max"), load_messages=("load", "sum"),
+        load_lane_bytes=("lane_bytes", "max"), int64_executed=("int64", "sum"),
+        listing=("text", lambda t: "\n".join(t))).reset_index()
     out["line"] = out["line"].where(out["line"] >= 0)
     return out.sort_values("cycles", ascending=False, kind="stable").reset_index(drop=True)
 

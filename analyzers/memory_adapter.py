@@ -143,8 +143,9 @@ def _site_table(sites: pd.DataFrame) -> pd.DataFrame:
         w = (sites["conflict_degree_mean"].fillna(0) * sites["requests"]).groupby(sites["site"]).sum()
         out["conflict_degree_mean"] = (w / req).where(out["space"] == "local")
         out["conflict_degree_max"] = sites.groupby("site")["conflict_degree_max"].max()
-    if "row_pitch_bytes" in sites.columns:
-        out["row_pitch_bytes"] = sites.groupby("site")["row_pitch_bytes"].max()
+    for c in ("row_pitch_bytes", "item_rows", "item_columns"):   # per buffer, so one value per site
+        if c in sites.columns:
+            out[c] = sites.groupby("site")[c].max()
     return add_rates(out).reset_index()
 
 

@@ -36,7 +36,7 @@ HOT_KEEP = 1024
 #: Distinct lane-to-lane steps kept per site (the most frequent one is the site's ``lane_stride``).
 STRIDES_KEEP = 64
 #: Site-level pattern columns (one row per site in :attr:`Patterns.sites`).
-SITE_COLUMNS = ("unaligned", "adjacent", "distinct_item_addresses", "ideal_transactions",
+SITE_COLUMNS = ("unaligned", "adjacent", "loop_adjacent", "distinct_item_addresses", "ideal_transactions",
                 "misaligned_requests", "uniform_requests", "distinct_addresses", "max_items_one_address",
                 "max_accesses_one_address", "buffer", "local_slices", "lane_stride")
 
@@ -165,7 +165,9 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
     """One pass over a chunk's rows in canonical (group, item, seq) order.
 
     Returns per site (dense by site id): unaligned accesses, adjacent narrow loads,
-    distinct (item, address) pairs; the launch-level counts of staged local stores,
+    narrow global loads that continue the item's previous load at the same site (a loop
+    walking memory: ``loop_adjacent``), distinct (item, address) pairs; the launch-level
+    counts of staged local stores,
     local loads and stores, distinct stored local words (per group), items that
     store to local memory; and per (item, buffer) of global loads the rows, the median row
     pitch and the distinct addresses per row (arrays ``st_buffer``, ``st_rows``, ``st_pitch``,
@@ -175,6 +177,8 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
     n = group.shape[0]
     unaligned = np.zeros(nsites, np.int64)
     adjacent = np.zeros(nsites, np.int64)
+    loop_adjacent = np.zeros(nsites, np.int64)
+    last_end = np.full(nsites, -1, np.int64)   # end of the item's previous narrow load at each site
     pairs = np.zeros(nsites, np.int64)
     staged = 0
     local_loads = 0
@@ -242,6 +246,10 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
                     if (space[r + 1] == sp and op[r + 1] == o and site[r + 1] != s
                             and (address[r + 1] & ADDR_MASK) == a + sz):
                         adjacent[s] += 1
+                if sp == global_code and o == load_code and sz < vector_bytes:
+                    if last_end[s] == a:
+                        loop_adjacent[s] += 1
+                    last_end[s] = a + sz
                 ka[r - j] = s
                 kb[r - j] = a
                 if sp == local_code:
@@ -261,6 +269,8 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
                     ng += 1
             if stores_here:
                 items_storing += 1
+            for r in range(j, e):   # the next item starts its loops afresh
+                last_end[site[r]] = -1
             # distinct (site, address) per site: re-reads
             _sort_pairs(ka, kb, kc, m)
             for t in range(m):
@@ -305,7 +315,8 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
         i = gend
     counts = np.array([staged, local_loads, local_stores, local_words, storing_items, groups_storing],
                       np.int64)
-    return unaligned, adjacent, pairs, counts, st_buffer[:ns], st_rows[:ns], st_pitch[:ns], st_cols[:ns]
+    return (unaligned, adjacent, loop_adjacent, pairs, counts, st_buffer[:ns], st_rows[:ns], st_pitch[:ns],
+            st_cols[:ns])
 
 
 @njit(cache=True)
@@ -493,7 +504,7 @@ class PatternAccumulator:
         self.codes = {s: i for i, s in enumerate(spaces)}
         self.ops = {s: i for i, s in enumerate(ops)}
         self.nonlocal_mask = np.array([s in ("global", "constant", "image", "private") for s in spaces])
-        self.site = {c: np.zeros(0, np.int64) for c in ("unaligned", "adjacent", "pairs")}
+        self.site = {c: np.zeros(0, np.int64) for c in ("unaligned", "adjacent", "loop_adjacent", "pairs")}
         self.req: dict[int, np.ndarray] = {}     # key -> [ideal, misaligned, uniform, distinct, slices]
         self.strides: dict[int, dict[int, int]] = {}   # local key -> {lane stride: requests}
         self.buffer: dict[int, int] = {}
@@ -509,11 +520,11 @@ class PatternAccumulator:
     def add_rows(self, c: dict, buffer: np.ndarray) -> None:
         site = c["site"]
         nsites = int(site.max()) + 1
-        ua, ad, pr, counts, sb, sr, sp, sc = item_facts(
+        ua, ad, la, pr, counts, sb, sr, sp, sc = item_facts(
             c["group"], c["item"], site, c["space"], c["op"], c["address"], c["size"], buffer, nsites,
             self.vector_bytes, self.codes["local"], self.codes["global"], self.ops["load"], self.ops["store"],
             self.nonlocal_mask)
-        for name, arr in (("unaligned", ua), ("adjacent", ad), ("pairs", pr)):
+        for name, arr in (("unaligned", ua), ("adjacent", ad), ("loop_adjacent", la), ("pairs", pr)):
             cur = self.site[name]
             if cur.shape[0] < nsites:
                 cur = np.concatenate([cur, np.zeros(nsites - cur.shape[0], np.int64)])
@@ -610,7 +621,8 @@ class PatternAccumulator:
         n = len(site_keys)
         out = {c: np.zeros(n, np.int64) for c in SITE_COLUMNS}
         sites = (site_keys >> 8).astype(np.int64)
-        named = (("unaligned", "unaligned"), ("adjacent", "adjacent"), ("pairs", "distinct_item_addresses"))
+        named = (("unaligned", "unaligned"), ("adjacent", "adjacent"), ("loop_adjacent", "loop_adjacent"),
+                 ("pairs", "distinct_item_addresses"))
         for name, col in named:
             arr = self.site[name]
             out[col] = np.where(sites < len(arr), arr[np.minimum(sites, max(len(arr) - 1, 0))], 0) \

@@ -19,7 +19,10 @@ reaches the data hierarchy), and sums per site what the remediation rules need:
   ``whatif_texture_hits``, ``whatif_cache_lookups``: for loads of a read-only
   buffer read in 2-D, its pitch, the distinct rows its requests touched, and its
   reads replayed as image reads (lookups, first-level hits, lines fetched from
-  the first data level).
+  the first data level);
+* ``item_rows``, ``item_columns``: the neighbourhood one work-item reads of that
+  buffer (distinct rows and columns), which tells a stencil from a walk along
+  one dimension.
 """
 
 from __future__ import annotations
@@ -80,6 +83,7 @@ class TextureReplay:
         self._whatif_rows = None
         self._sites: dict[int, np.ndarray] = {}
         self._pitch: dict[int, int] = {}
+        self._shape: dict[int, tuple[float, float]] = {}
         lut_n = max(images, default=-1) + 2
         self._img = np.full(lut_n, -1, np.int64)        # argument -> row of the tables below
         self._base = np.array([im.base for im in images.values()] + [0], np.int64)
@@ -204,15 +208,20 @@ class TextureReplay:
                     b = int(rq_buffer[np.flatnonzero(inv == j)[0]])
                     if b in self.buffers:
                         self._pitch[k] = self.buffers[b].pitch
+                        self._shape[k] = (self.buffers[b].item_rows, self.buffers[b].item_columns)
 
     def site_frame(self) -> pd.DataFrame:
-        """The per-site sums so far (``key`` and :data:`SITE_SUMS`, ``row_pitch_bytes``)."""
+        """The per-site sums so far (``key`` and :data:`SITE_SUMS`, ``row_pitch_bytes``, ``item_rows``,
+        ``item_columns``)."""
         keys = sorted(self._sites)
         df = pd.DataFrame({"key": np.array(keys, np.int64)})
         sums = np.array([self._sites[k] for k in keys]) if keys else np.zeros((0, len(SITE_SUMS)))
         for i, name in enumerate(SITE_SUMS):
             df[name] = sums[:, i].astype(np.int64)
         df["row_pitch_bytes"] = pd.array([self._pitch.get(k) for k in keys], dtype="Int64")
+        shape = [self._shape.get(k, (np.nan, np.nan)) for k in keys]
+        df["item_rows"] = np.array([s[0] for s in shape], float)
+        df["item_columns"] = np.array([s[1] for s in shape], float)
         return df
 
     def level_stats(self) -> list[dict]:

@@ -34,6 +34,10 @@ class BufferRows:
     base: int
     pitch: int
     agreement: float   # share of row-neighbour pairs at this distance
+    #: The neighbourhood one work-item reads (medians over the sampled work-items): distinct rows,
+    #: and distinct columns, of the buffer.  A 3x3 stencil reads 3 x 3, a column walk N x 1.
+    item_rows: float = 1.0
+    item_columns: float = 1.0
 
 
 def row_pitches(sample: pd.DataFrame, local_size, num_groups, bases: dict[int, int]) -> dict[int, BufferRows]:
@@ -84,8 +88,43 @@ def row_pitches(sample: pd.DataFrame, local_size, num_groups, bases: dict[int, i
         base = bases.get(arg)
         if base is None:
             base = int(address[buf == arg].min())
-        out[arg] = BufferRows(arg, int(base), int(values[best]), float(share))
+        pitch = int(values[best])
+        mine = buf == arg
+        sizes = sample_size(sample, keep)[mine]
+        rows, cols = item_shape(group[mine], item[mine], address[mine] - base, sizes, pitch)
+        out[arg] = BufferRows(arg, int(base), pitch, float(share), rows, cols)
     return out
+
+
+def sample_size(sample: pd.DataFrame, keep: np.ndarray) -> np.ndarray:
+    """Access sizes of the kept sample rows (4 bytes where the sample has no sizes)."""
+    if "size" not in sample:
+        return np.full(int(keep.sum()), 4, np.int64)
+    return sample["size"].to_numpy(np.int64)[keep]
+
+
+def item_shape(group: np.ndarray, item: np.ndarray, offset: np.ndarray, size: np.ndarray,
+               pitch: int) -> tuple[float, float]:
+    """Median distinct rows and distinct columns one work-item reads, from its offsets in the buffer.
+
+    What separates a neighbourhood read (a stencil: several rows and several columns per item,
+    shared with the items around it) from a walk along one dimension (one column, many rows).
+    """
+    if not len(offset):
+        return 1.0, 1.0
+    off = np.maximum(offset, 0)
+    y = off // pitch
+    x = (off % pitch) // np.maximum(size, 1)
+    who = np.unique(np.stack([group, item]), axis=1, return_inverse=True)[1].ravel()
+    rows = _distinct_per(who, y)
+    cols = _distinct_per(who, x)
+    return float(np.median(rows)), float(np.median(cols))
+
+
+def _distinct_per(owner: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Distinct values per owner (owners numbered 0..n-1)."""
+    pairs = np.unique(np.stack([owner, value]), axis=1)
+    return np.bincount(pairs[0], minlength=int(owner.max()) + 1)
 
 
 def whatif_coordinates(rows: dict[int, BufferRows], buffer: np.ndarray, address: np.ndarray,

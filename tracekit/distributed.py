@@ -101,7 +101,7 @@ def merge_replays(parts, target):
     keys = ["kernel", "launch", "site", "space", "op"]
     sums = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved", "local_cycles"]
     sums += [c for c in TEXTURE_SUMS if c in sites.columns]  # the texture path's counts add up too
-    extra = {"row_pitch_bytes": ("row_pitch_bytes", "max")} if "row_pitch_bytes" in sites.columns else {}
+    extra = {c: (c, "max") for c in ("row_pitch_bytes", "item_rows", "item_columns") if c in sites.columns}
     sites = sites.assign(_deg=sites["conflict_degree_mean"].fillna(0) * sites["requests"])
     agg = sites.groupby(keys, sort=True).agg(
         **{c: (c, "sum") for c in sums}, _deg=("_deg", "sum"),
