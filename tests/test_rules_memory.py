@@ -110,8 +110,9 @@ CASES = {
                           lambda t: k1(lambda i: 16 * i.gid, size=16)),
     "INTEL-WG-SHAPE-2D": (["intel"], lambda t: k1(lambda i: 4 * (i.gy * 64 + i.gx), gs=(64, 64), ls=(4, 4)),
                           lambda t: k1(lambda i: 4 * (i.gy * 64 + i.gx), gs=(64, 64), ls=(64, 1))),
-    "GEN-CACHE-THRASH": (["powervr", "adreno", "intel"], lambda t: thrash(t, True), lambda t: thrash(t,
-            False)),
+    # not Intel: its last level hashes the set index (slice hash), so rows a power of two apart
+    # spread over its sets and DRAM traffic stays at the footprint, as on the device
+    "GEN-CACHE-THRASH": (["powervr", "adreno"], lambda t: thrash(t, True), lambda t: thrash(t, False)),
     "GEN-LOOP-REREAD": (ALL, lambda t: reread(True), lambda t: reread(False)),
     "INTEL-HOT-ELEMENT": (["intel"], lambda t: hot(True), lambda t: hot(False)),
     "GEN-CONST-DIVERGENT": (["adreno", "intel", "nvidia"], lambda t: const(True), lambda t: const(False)),

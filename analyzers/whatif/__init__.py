@@ -33,6 +33,9 @@ from analyzers.whatif.pitch import PadPitch
 from analyzers.whatif.precision import SinglePrecision
 from analyzers.whatif.replay import WhatIf
 
+register(SinglePrecision)
+register(PadPitch)
+
 #: Every change kind by name: the memory and launch changes, then the image and loop changes.
 CHANGES = {**_changes.CHANGES, **IMAGE_CHANGES, **LOOP_CHANGES}
 
@@ -57,8 +60,5 @@ def what_if(trace, target, change, **options) -> list[WhatIf]:
     """:func:`analyzers.whatif.replay.what_if` with every change kind's text form understood."""
     return _replay.what_if(trace, target, parse_change(change), **options)
 
-register(SinglePrecision)
-register(PadPitch)
-
-__all__ = ["CHANGES", "Change", "Combined", "PadPitch", "SinglePrecision", "WhatIf", "parse_change", "register",
-           "what_if"]
+__all__ = ["CHANGES", "Change", "Combined", "PadPitch", "SinglePrecision", "WhatIf", "parse_change",
+           "register", "what_if"]
