@@ -104,8 +104,12 @@ def test_spilling_kernel_shows_its_scratch_traffic_in_html_and_pdf():
     assert traffic in flat
 
 
-def test_machine_section_says_why_without_machine_code():
-    _, model, html = _report(rk.SAMPLES / "vector_add.tkt", "intel-hd530")
+def test_machine_section_says_why_without_machine_code(tmp_path):
+    import shutil
+    bare = tmp_path / "vector_add.tkt"       # the sample without the machine code it ships with
+    shutil.copytree(rk.SAMPLES / "vector_add.tkt", bare)
+    (bare / "machine_code.parquet").unlink()
+    _, model, html = _report(bare, "intel-hd530")
     mc = model.kernels[0].results[0].machine_code
     assert mc is not None and mc.priced_by == "ir" and mc.simd_width is None
     assert "no machine code" in _text(html)

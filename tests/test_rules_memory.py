@@ -110,9 +110,8 @@ CASES = {
                           lambda t: k1(lambda i: 16 * i.gid, size=16)),
     "INTEL-WG-SHAPE-2D": (["intel"], lambda t: k1(lambda i: 4 * (i.gy * 64 + i.gx), gs=(64, 64), ls=(4, 4)),
                           lambda t: k1(lambda i: 4 * (i.gy * 64 + i.gx), gs=(64, 64), ls=(64, 1))),
-    # not Intel: its last level hashes the set index (slice hash), so rows a power of two apart
-    # spread over its sets and DRAM traffic stays at the footprint, as on the device
-    "GEN-CACHE-THRASH": (["powervr", "adreno"], lambda t: thrash(t, True), lambda t: thrash(t, False)),
+    "GEN-CACHE-THRASH": (["powervr", "adreno", "intel"], lambda t: thrash(t, True), lambda t: thrash(t,
+            False)),
     "GEN-LOOP-REREAD": (ALL, lambda t: reread(True), lambda t: reread(False)),
     "INTEL-HOT-ELEMENT": (["intel"], lambda t: hot(True), lambda t: hot(False)),
     "GEN-CONST-DIVERGENT": (["adreno", "intel", "nvidia"], lambda t: const(True), lambda t: const(False)),
@@ -131,6 +130,12 @@ def thrash(t, fire, rows=64, pad=0):
     bytes added to the long pitch make it no whole number of lines."""
     cols = 64
     pitch = 2 * max(c.size_bytes for c in t.caches) + pad if fire else 4 * cols
+    last = max(t.caches, key=lambda c: c.size_bytes)
+    if fire and last.index == "xor":
+        # a hashed level folds the upper line-address bits onto its set bits, so a power-of-two
+        # pitch spreads; rows at line * 2^b * (1 + 2^b) fold two equal chunks to zero instead
+        b = (last.size_bytes // (last.line_bytes * last.ways) - 1).bit_length()
+        pitch = last.line_bytes * (1 << b) * (1 + (1 << b)) + pad
     k = KernelBuilder(rows * cols // 8, 32)
     for j in range(8):
         k.load(1, lambda i, j=j: (i.gid % rows) * pitch + 4 * (j + 8 * (i.gid // rows)))
