@@ -47,7 +47,11 @@ def recorded(source: str, kernel: str, global_size: str, local_size: str, args: 
              defines: tuple[str, ...] = ()) -> Path:
     """The trace of ``kernel`` in ``source`` (relative to the repository) recorded with these sizes and
     arguments."""
-    name = "-".join([kernel, *(d.replace("=", "") for d in defines), global_size.replace(",", "x")])
+    import hashlib
+    # the arguments are part of the name: the same kernel recorded with other images or data is
+    # another trace, never an overwrite of one a test already holds open
+    digest = hashlib.sha1("\0".join([local_size, *args, *defines]).encode()).hexdigest()[:10]
+    name = "-".join([kernel, *(d.replace("=", "") for d in defines), global_size.replace(",", "x"), digest])
     out = _folder() / f"{name}.tkt"
     cmd = [sys.executable, "-m", "tracekit.cli", "record", str(ROOT / source), "--kernel", kernel,
            "--global", global_size, "--local", local_size, "-o", str(out), "-q"]
