@@ -27,6 +27,7 @@ from numba import njit
 from analyzers.banks import bank_cycles
 from analyzers.cache import CacheHierarchy
 from analyzers.coalescing import distinct_segments, lane_units
+from analyzers.inflight import FillTracker
 from analyzers.patterns import PatternAccumulator, Patterns
 from analyzers.texture_replay import COLUMNS as TEXTURE_COLUMNS
 from analyzers.texture_replay import TextureReplay, add_rates
@@ -74,6 +75,9 @@ class MemoryReplay:
     texture_caches: list[dict] = field(default_factory=list)
     #: Per launch id, the access-pattern facts (:mod:`analyzers.patterns`) the rules read.
     patterns: dict[int, Patterns] = field(default_factory=dict)
+    #: Per launch id, load requests, their distinct lines and the lookups that waited for a fill
+    #: still in flight (:meth:`analyzers.inflight.FillTracker.counts`); recorded counts.
+    fills: dict[int, dict] = field(default_factory=dict)
 
     def _mem_sites(self) -> pd.DataFrame:
         return self.per_site[self.per_site["space"].isin(MEMORY_SPACES)]
@@ -287,6 +291,8 @@ class _LaunchReplay:
         self.clear_sites()
         if self.h is not None:
             self.h.reset()
+        self.fills = FillTracker(target.caches[0].line_bytes, target.compute_units) \
+            if self.h is not None else None
         self._buffers: dict[str, np.ndarray] = {}
 
     def _buffer(self, name: str, n: int) -> np.ndarray:
@@ -371,6 +377,7 @@ class _LaunchReplay:
         tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, addr, size, t.transaction_bytes,
                                                       is_mem & (self.h is not None), unit,
                                                       self._buffer("units", 2 * n))
+        distinct = (units, unit_ptr)  # before any lane-by-lane lookup list replaces them
         if self.h is not None and getattr(t, "cache_lookup", "request") == "lane":
             # each lane of a load looks its own line up (PowerVR); transactions stay distinct lines
             per_lane = is_mem & (rq_op == OP_CODES["load"])
@@ -383,6 +390,8 @@ class _LaunchReplay:
                                      lm.write_same_address_conflicts, float(lm.write_cost_factor))
         if self.h is not None and is_mem.any():
             ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units))
+            self.fills.add(ex, is_mem & (rq_op == OP_CODES["load"]), *distinct, cu_of_req, req_wave,
+                           wave_vg, rq_site)
             filtered = None
             if tex is not None:  # image reads through the texture caches, in the same order
                 filtered = tex.stream(order, req_ptr, addr, size, ex, is_mem, rq_space, rq_op, cu_of_req,
@@ -547,6 +556,7 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
 
     site_frames, degree_frames, launch_rows, level_rows, texture_rows = [], [], [], [], []
     found: dict[int, Patterns] = {}
+    fills: dict[int, dict] = {}
     current = None
     total = 0
     for cols, ends in _chunks(batches(), block_of, chunk_rows):
@@ -561,6 +571,8 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
             texture_rows.append(texture_levels)
             if pats is not None:
                 found[launch] = pats
+            if current.fills is not None:
+                fills[launch] = current.fills.counts()
             total += current.accesses
             site_frames.append(sites)
             degree_frames.append(degrees)
@@ -570,6 +582,7 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
     rep = _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
     rep.texture_caches = _texture_levels(texture_rows)
     rep.patterns = found
+    rep.fills = fills
     return rep
 
 
