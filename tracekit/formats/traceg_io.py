@@ -149,7 +149,7 @@ def convert_traceg(src: str | os.PathLike, dst: str | os.PathLike, *, layout: st
 def _merge_sites(tables: list[pa.Table]) -> pa.Table:
     if not tables:
         return schema.empty("sites")
-    t = pa.concat_tables([tb.cast(schema.SITES) for tb in tables])
+    t = pa.concat_tables([conform(tb, "sites") for tb in tables])
     seen, keep = set(), []
     for i, (k, s) in enumerate(zip(t["kernel"].to_pylist(), t["site"].to_pylist(), strict=True)):
         if (k, s) not in seen:
