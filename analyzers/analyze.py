@@ -31,7 +31,14 @@ from analyzers.machine_code import MachineCodeResult
 from analyzers.memory_adapter import LaunchMemory, memory_by_launch
 from analyzers.occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
 from analyzers.roles import role_pricing
-from analyzers.simd import SimdResult, simd_utilization, wave_issues, wave_issues_batches, wave_layout
+from analyzers.simd import (
+    SimdResult,
+    simd_utilization,
+    wave_group,
+    wave_issues,
+    wave_issues_batches,
+    wave_layout,
+)
 from tracekit.errors import TraceFormatError, TracekitError
 
 
@@ -206,7 +213,8 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     if mem is not None and not mem.per_site.empty:
         ps = mem.per_site
         stores = ps.loc[(ps["space"] != "local") & (ps["space"] != "private") & (ps["op"] != "load"), "site"]
-    chains = load_chains(issues, mem.load_sites if mem is not None else (), stores)
+    chains = load_chains(issues, mem.load_sites if mem is not None else (), stores,
+                         group_of=(lambda w: w) if layout.packed else (lambda w: wave_group(w, layout)))
     if chains.loads_per_wave == 0 and mem is not None and mem.load_sites:
         loads = mem.per_site[mem.per_site["site"].isin(list(mem.load_sites))]
         recorded_waves = layout.waves / geo.sample_scale
