@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from rules_helpers import KernelBuilder, fired
 from test_rules_workgroup import check_case, params
@@ -123,14 +124,32 @@ CASES = {
 
 
 def thrash(t, fire, rows=64):
-    """Column walk over a matrix whose rows lie a multiple of the largest cache apart (each line is
+    """Column walk over a matrix whose rows all fall into one set of every cache level (each line is
     evicted before its next use), against the same walk over the matrix stored densely."""
     cols = 64
-    pitch = 2 * max(c.size_bytes for c in t.caches) if fire else 4 * cols
+    base = np.array(_colliding_rows(t, rows) if fire else [r * 4 * cols for r in range(rows)], np.int64)
     k = KernelBuilder(rows * cols // 8, 32)
     for j in range(8):
-        k.load(1, lambda i, j=j: (i.gid % rows) * pitch + 4 * (j + 8 * (i.gid // rows)))
+        k.load(1, lambda i, j=j: base[i.gid % rows] + 4 * (j + 8 * (i.gid // rows)))
     return k
+
+
+def _colliding_rows(t, rows):
+    """Byte addresses of ``rows`` lines a multiple of every level's line apart that share a set at
+    every level, under each level's set index (modulo: a multiple of the set count apart; a hashed
+    index needs a search)."""
+    from analyzers.cache_kernels import set_of
+    line = max(c.line_bytes for c in t.caches)
+    step = int(np.lcm.reduce([c.sets * c.line_bytes // line for c in t.caches]))
+    cand = np.arange(1 << 22, dtype=np.int64) * step
+    same = np.ones(len(cand), bool)
+    for c in t.caches:
+        lines = cand * (line // c.line_bytes)
+        sets = set_of(lines, c.sets, c.index, c.line_bytes.bit_length() - 1)
+        same &= sets == sets[0]
+    found = cand[same][:rows]
+    assert len(found) == rows, "no rows that collide at every level"
+    return found * line
 
 
 @pytest.mark.parametrize("rule_id,vendor", params(CASES))
