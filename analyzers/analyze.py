@@ -163,7 +163,8 @@ def _launch_rows(instructions: pa.Table, launch: int) -> pa.Table:
 
 
 def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory | None,
-                   sites: pd.DataFrame | None = None, machine=None) -> LaunchResult:
+                   sites: pd.DataFrame | None = None, machine=None, *, issues: pd.DataFrame | None = None,
+                   site_table: bool = True) -> LaunchResult:
     """The execution models and the verdict for one launch whose memory replay is done.
 
     ``instructions``: the launch's rows as a table, or an iterable of batches
@@ -171,6 +172,9 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     ``machine``: the kernel's machine code for ``target`` (:class:`tracekit.isa.KernelISA`),
     when the trace has it; the memory replay must then have run at its SIMD width
     (:func:`analyzers.machine_code.launch_target`).
+    ``issues``: the rows already reduced to issues per wave (:func:`wave_issues`) at this
+    target's wave layout, when several variants of one target are analysed (the instruction
+    rows are then not read); ``site_table=False`` leaves the per-site table out.
     """
     from analyzers import machine_code as mc
 
@@ -184,8 +188,9 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
         res.error = str(exc)
         return res
     layout = wave_layout(geo, target)
-    issues = (wave_issues(instructions, layout) if isinstance(instructions, pa.Table)
-              else wave_issues_batches(instructions, layout))
+    if issues is None:
+        issues = (wave_issues(instructions, layout) if isinstance(instructions, pa.Table)
+                  else wave_issues_batches(instructions, layout))
     res.simd = simd_utilization(geo, target, issues=issues)
     res.occupancy = occupancy(geo, layout, target)
     units = min(int(target.compute_units), max(1, _work_units(geo, layout)))
@@ -229,7 +234,8 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     res.bound.evidence.update(
         simd_utilization=res.simd.utilization, occupancy=res.occupancy.occupancy,
         occupancy_limiting_factor=res.occupancy.limiting_factor, active_compute_units=units)
-    res.per_site = rd.site_frame(res, sites)
+    if site_table:
+        res.per_site = rd.site_frame(res, sites)
     return res
 
 
