@@ -10,6 +10,8 @@ STAMP  := $(VENV)/.installed
 # Run-time system libraries (WeasyPrint needs Pango) and the recorder's toolchain.
 RUNTIME_DEBS := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core
 RECORD_DEBS  := oclgrind liboclgrind-dev llvm-14-dev opencl-headers ocl-icd-opencl-dev g++
+# Intel's offline compiler (ocloc) and ISA disassembler (iga64): machine code for the Intel targets.
+ISA_DEBS     := intel-opencl-icd libigc-tools
 # Only the tests need these: a real browser and the PDF tools read our reports.
 TEST_DEBS    := poppler-utils chromium
 
@@ -20,10 +22,10 @@ DEMO_TARGETS ?= --target powervr-g6400 --target adreno-640 --target intel-hd530
 .PHONY: demo test lint setup setup-test system system-test samples bench clean
 
 system:
-	@scripts/ensure-debs.sh $(RUNTIME_DEBS) $(RECORD_DEBS)
+	@scripts/ensure-debs.sh $(RUNTIME_DEBS) $(RECORD_DEBS) $(ISA_DEBS)
 
 system-test:
-	@scripts/ensure-debs.sh $(RUNTIME_DEBS) $(RECORD_DEBS) $(TEST_DEBS)
+	@scripts/ensure-debs.sh $(RUNTIME_DEBS) $(RECORD_DEBS) $(ISA_DEBS) $(TEST_DEBS)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

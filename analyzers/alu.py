@@ -32,6 +32,7 @@ does not price ``math_fma`` runs it as its fused multiply-add, ``fp32_fma``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -100,6 +101,26 @@ def cu_of_waves(wave: np.ndarray, layout: WaveLayout, compute_units: int) -> np.
 
 
 @dataclass(frozen=True)
+class AluPricing:
+    """Prices that replace the class table (built by :mod:`analyzers.machine_code`).
+
+    ``site_cost``: cycles per issue of each site, from the machine code mapped to it;
+    ``wave_cycles``: cycles every wave spends on machine code no site accounts for;
+    ``group_scale``/``group_of``: a factor per IR group on the class table's price;
+    ``site_scale``: machine instructions per IR issue of a site (its role's factor,
+    :mod:`analyzers.roles`), in place of its group's factor.
+    """
+
+    site_cost: dict[int, float] | None = None
+    wave_cycles: float = 0.0
+    group_scale: dict[str, float] = field(default_factory=dict)
+    group_of: Callable[[str], str] | None = None
+    site_scale: dict[int, float] = field(default_factory=dict)
+    #: what the role factors did, for the result (:meth:`analyzers.roles.RolePricing.to_dict`)
+    roles: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class AluResult:
     """ALU issue cost of one launch on one target."""
 
@@ -114,13 +135,19 @@ class AluResult:
     #: Executed classes the target cannot run: class -> issues (whole launch), left unpriced.
     unsupported: dict = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    #: Wave issues after the role factors (whole launch): the machine instructions the model
+    #: prices.  Equal to the IR issues where no role factor applies.
+    instructions: float = 0.0
+    #: The role factors applied and the IR issues of each role class (empty: none applied).
+    roles: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {"cycles": self.cycles, "cycles_busiest_cu": self.cycles_busiest_cu,
                 "active_cus": self.active_cus, "issuers_used": self.issuers_used,
                 "time_s": self.time_s, "fast_math": self.fast_math,
                 "priced_by_fallback": list(self.priced_by_fallback),
-                "unsupported": dict(sorted(self.unsupported.items())), "warnings": list(self.warnings)}
+                "unsupported": dict(sorted(self.unsupported.items())), "warnings": list(self.warnings),
+                "instructions": self.instructions, "roles": self.roles}
 
 
 def unsupported_warnings(target, issues: dict) -> tuple[str, ...]:
@@ -134,7 +161,7 @@ def unsupported_warnings(target, issues: dict) -> tuple[str, ...]:
 
 
 def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, target,
-             resident_waves_per_cu: float | None = None) -> AluResult:
+             resident_waves_per_cu: float | None = None, pricing: AluPricing | None = None) -> AluResult:
     """Issue cycles and time of one launch from its per-wave issue counts (:func:`simd.wave_issues`).
 
     ``resident_waves_per_cu`` (from :mod:`analyzers.occupancy`) caps the issuers a
@@ -155,20 +182,39 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
         else sorted(set(issues["opclass"]))
     cannot = set(getattr(target, "unsupported", {}) or {})
     priced = {n: (0.0, str(n)) if str(n) in cannot else cost_of(str(n), table) for n in names}
+    base = {n: c for n, (c, _) in priced.items()}
+    if pricing is not None and pricing.group_scale and pricing.group_of is not None:
+        priced = {n: (c * float(pricing.group_scale.get(pricing.group_of(str(n)), 1.0)), k)
+                  for n, (c, k) in priced.items()}
     fallback = tuple(sorted(n for n, (_, k) in priced.items() if k != n))
     cost = issues["opclass"].map({n: c for n, (c, _) in priced.items()}).astype(float).to_numpy()
     count = issues["issues"].to_numpy().astype(float)
-    cyc = count * cost
+    if pricing is not None and pricing.site_scale and pricing.site_cost is None:
+        # a role's factor replaces the group's: its sites issue factor x their IR issues
+        role = issues["site"].map(pricing.site_scale).to_numpy(dtype=float)
+        has = ~np.isnan(role)
+        count = np.where(has, count * np.nan_to_num(role), count)
+        cost = np.where(has, issues["opclass"].map(base).astype(float).to_numpy(), cost)
     pipes = pipe_table(target)
     pipe_ids = {p: i for i, p in enumerate(sorted(set(pipes.values())))}
     # a class priced as its hardware instruction (SAME_AS) also runs on that instruction's pipe
     pipe_of = {n: pipes.get(str(n), pipes.get(priced[n][1]) if str(n) in SAME_AS else None) for n in names}
     pipe = issues["opclass"].map({n: pipe_ids.get(pipe_of[n], -1) for n in names}).astype(int).to_numpy()
+    if pricing is not None and pricing.site_cost is not None:
+        # machine-code prices per site; the machine code holds the issuer for its whole cost
+        cost = issues["site"].map(pricing.site_cost).fillna(0.0).astype(float).to_numpy()
+        pipe = np.full(len(cost), -1)
+        fallback = ()
+    cyc = count * cost
 
     wave = issues["wave"].to_numpy()
     cu = cu_of_waves(wave, layout, cus)
     per_cu = busy_cycles(count, cost, pipe, cu, cus)
     total = float(busy_cycles(count, cost, pipe, np.zeros(len(cu), dtype=np.int64), 1)[0]) * scale
+    if pricing is not None and pricing.wave_cycles:
+        waves = np.unique(wave)
+        per_cu = per_cu + np.bincount(cu_of_waves(waves, layout, cus), minlength=cus) * pricing.wave_cycles
+        total += len(waves) * pricing.wave_cycles * scale
     if scale > 1.0:
         # Sampled: spread the estimated total over the units the whole launch keeps busy.
         work_units = layout.waves if layout.packed else (geo.total_groups or geo.num_groups)
@@ -183,9 +229,17 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
     per_site = site.groupby(["site", "opclass"], observed=True, sort=True).agg(
         issues=("issues", "sum"), alu_cycles=("alu_cycles", "sum")).reset_index()
     per_site["opclass"] = per_site["opclass"].astype(str)
-    per_site["cycles_per_issue"] = per_site["opclass"].map(lambda n: priced[n][0]).astype(float)
+    if pricing is not None and pricing.site_cost is not None:
+        per_site["cycles_per_issue"] = per_site["site"].map(pricing.site_cost).fillna(0.0).astype(float)
+    else:
+        per_site["cycles_per_issue"] = per_site["opclass"].map(lambda n: priced[n][0]).astype(float)
+        if pricing is not None and pricing.site_scale:
+            role = per_site["site"].map(pricing.site_scale)
+            has = role.notna()
+            per_site.loc[has, "cycles_per_issue"] = per_site.loc[has, "opclass"].map(base) * role[has]
     run = per_site.groupby("opclass")["issues"].sum()
     skipped = {op: float(run[op]) for op in sorted(cannot & set(run.index)) if run[op] > 0}
     return AluResult(total, busiest, units, issuers, time_s, geo.fast_math, fallback,
                      per_site[["site", "opclass", "issues", "cycles_per_issue", "alu_cycles"]],
-                     skipped, unsupported_warnings(target, skipped))
+                     skipped, unsupported_warnings(target, skipped), float(count.sum()) * scale,
+                     dict(pricing.roles) if pricing is not None else {})

@@ -10,14 +10,14 @@ result, so the other launches -- and other targets -- still get their answers.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from analyzers import result_dict as rd
-from analyzers.alu import AluResult, alu_cost
+from analyzers.alu import AluPricing, AluResult, alu_cost
 from analyzers.bound import (
     BoundResult,
     MemoryTraffic,
@@ -27,8 +27,10 @@ from analyzers.bound import (
     load_chains_from_requests,
 )
 from analyzers.geometry import LaunchGeometry, launch_geometries
+from analyzers.machine_code import MachineCodeResult
 from analyzers.memory_adapter import LaunchMemory, memory_by_launch
 from analyzers.occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
+from analyzers.roles import role_pricing
 from analyzers.simd import SimdResult, simd_utilization, wave_issues, wave_issues_batches, wave_layout
 from tracekit.errors import TraceFormatError, TracekitError
 
@@ -47,6 +49,8 @@ class LaunchResult:
     bound: BoundResult | None = None
     memory: LaunchMemory | None = None
     per_site: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: How the ALU time was priced (machine code, IR, IR with factors) and the machine code's facts.
+    machine: MachineCodeResult | None = None
 
     @property
     def verdict(self) -> str | None:
@@ -55,6 +59,12 @@ class LaunchResult:
     @property
     def time_estimates(self) -> dict:
         return self.bound.time_estimates() if self.bound else {}
+
+    @property
+    def time_s(self) -> float | None:
+        """The launch's estimated time in seconds (None when it cannot run on the target)."""
+        t = self.time_estimates.get("total_s")
+        return float(t) if t is not None else None
 
     def to_dict(self) -> dict:
         return rd.launch_dict(self)
@@ -78,6 +88,25 @@ class AnalysisResult:
     @property
     def errors(self) -> list[str]:
         return [r.error for r in self.launches if r.error]
+
+    @property
+    def ran(self) -> list[LaunchResult]:
+        """The launches the target could run (those without an error)."""
+        return [r for r in self.launches if not r.error and r.bound is not None]
+
+    @property
+    def time_s(self) -> float | None:
+        """Estimated time of the whole trace: the launches that ran, one after the other (None when
+        none did)."""
+        times = [r.time_s for r in self.ran if r.time_s is not None]
+        return float(sum(times)) if times else None
+
+    @property
+    def verdict(self) -> str | None:
+        """What bounds the trace on this target: the verdict of the launch that takes longest (the
+        only one, for a trace of one launch); None when no launch ran."""
+        ran = [r for r in self.ran if r.time_s is not None]
+        return max(ran, key=lambda r: (r.time_s, -r.launch)).verdict if ran else None
 
     @property
     def summary(self) -> pd.DataFrame:
@@ -127,12 +156,20 @@ def _launch_rows(instructions: pa.Table, launch: int) -> pa.Table:
 
 
 def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory | None,
-                   sites: pd.DataFrame | None = None) -> LaunchResult:
+                   sites: pd.DataFrame | None = None, machine=None) -> LaunchResult:
     """The execution models and the verdict for one launch whose memory replay is done.
 
     ``instructions``: the launch's rows as a table, or an iterable of batches
     (reduced batch by batch, so a long launch never sits in memory whole).
+    ``machine``: the kernel's machine code for ``target`` (:class:`tracekit.isa.KernelISA`),
+    when the trace has it; the memory replay must then have run at its SIMD width
+    (:func:`analyzers.machine_code.launch_target`).
     """
+    from analyzers import machine_code as mc
+
+    table_target = target
+    target = mc.launch_target(table_target, machine)
+    geo = mc.launch_geometry(geo, machine, table_target)
     res = LaunchResult(geo.kernel, geo.launch, geo, memory=mem)
     try:
         check_fits(geo, target)
@@ -145,8 +182,26 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     res.simd = simd_utilization(geo, target, issues=issues)
     res.occupancy = occupancy(geo, layout, target)
     units = min(int(target.compute_units), max(1, _work_units(geo, layout)))
-    res.alu = alu_cost(issues, geo, layout, target, resident_waves_per_cu=res.occupancy.waves_per_cu)
+    pricing = None
+    if machine is not None:
+        pricing, res.machine = mc.machine_pricing(machine, issues, sites, table_target, geo,
+                                                  int(issues["wave"].nunique()))
+    elif getattr(table_target, "isa", None) is not None:
+        res.machine = mc.fallback(table_target, f"the trace has no machine code for {table_target.name} "
+                                  f"(device {table_target.isa.ocloc_device}) and build options "
+                                  f"'{geo.build_options}'; ALU time from the IR model (record with ocloc "
+                                  "installed, or run `tracekit isa`)")
+    else:
+        pricing, res.machine = mc.factor_pricing(table_target)
+    if pricing is None or pricing.site_cost is None:  # machine code already counts what the roles estimate
+        roles = role_pricing(issues, sites, geo.kernel, table_target)
+        if roles is not None:
+            pricing = replace(pricing or AluPricing(), site_scale=roles.site_scale, roles=roles.to_dict())
+    res.alu = alu_cost(issues, geo, layout, target, resident_waves_per_cu=res.occupancy.waves_per_cu,
+                       pricing=pricing)
     traffic = mem.traffic if mem is not None else None
+    if res.machine is not None:
+        traffic = mc.add_scratch_traffic(traffic, res.machine)
     stores = ()
     if mem is not None and not mem.per_site.empty:
         ps = mem.per_site
@@ -180,11 +235,16 @@ def analyze(trace, target) -> AnalysisResult:
     Bad launches become errors inside the result; only an unreadable trace or
     target raises (:class:`~tracekit.errors.TracekitError`).
     """
+    from analyzers.machine_code import kernels_for_target, launch_target
+
     trace = resolve_trace(trace)
     target = resolve_target(target)
     geos, warnings = launch_geometries(trace)
+    machine = kernels_for_target(trace, target)
+    code = {g.launch: machine.get((g.kernel, g.build_options or "")) for g in geos}
     try:
-        memory = memory_by_launch(trace, target, geos)
+        memory = memory_by_launch(trace, target, geos,
+                                  targets={g.launch: launch_target(target, code[g.launch]) for g in geos})
         mem_error = None
     except TraceFormatError:
         raise  # the trace is damaged: no target can use it
@@ -198,7 +258,7 @@ def analyze(trace, target) -> AnalysisResult:
             continue
         # only this launch's row groups; runs of work-items stay runs (the SIMD model weights them)
         rows = trace.iter_batches("instructions", launches=[geo.launch], runs=True)
-        res = analyze_launch(geo, target, rows, memory.get(geo.launch), sites)
+        res = analyze_launch(geo, target, rows, memory.get(geo.launch), sites, code[geo.launch])
         if res.alu is not None:  # classes the target cannot run: said at the top, not only per launch
             warnings.extend(f"launch {geo.launch} ({geo.kernel}): {w}" for w in res.alu.warnings)
         out.append(res)

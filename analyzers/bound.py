@@ -5,8 +5,9 @@ Three lower bounds on the launch's run time, each from one resource:
 * **ALU**: the busiest compute unit's issue cycles over its usable issuers
   (:mod:`analyzers.alu`);
 * **memory**: for every level that moves data, the bytes it moved over its
-  bandwidth (per-unit caches and local memory scale with the units in use;
-  shared caches and DRAM do not); the slowest level is the memory time;
+  bandwidth, or, for a level priced per request, its busy cycles (per-unit caches
+  and local memory scale with the units in use; shared caches and DRAM do not);
+  the slowest level is the memory time;
 * **latency**: the busiest unit's work-groups passing through its resident slots
   (Little's law on the slots): each is dispatched, then lives as long as its
   waves' dependent load round trips and a store acknowledgement; plus the
@@ -46,6 +47,9 @@ class LevelTraffic:
     latency_cycles: float
     load_accesses: float
     load_hits: float
+    #: Cycles the level is busy (summed over its instances), for a level priced per request
+    #: (``cost_unit = "request"``); None: its bytes at its bandwidth.
+    busy_cycles: float | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,9 @@ class MemoryTraffic:
     #: Of ``dram_bytes``, those written back (dirty data, including what the end-of-launch
     #: flush wrote); used to keep what a write-back last level still holds off the launch's time.
     dram_bytes_written: float = 0.0
+    #: The texture caches image reads passed through, nearest first (their misses are loads of
+    #: ``levels[0]``); per-unit scope, bandwidth per compute unit.
+    texture_levels: tuple[LevelTraffic, ...] = ()
     #: Seconds a load request spends on lane-by-lane lookups beyond one per distinct line, on
     #: targets that look each lane up (``cache_lookup = "lane"``, PowerVR): the "fifteen hits"
     #: after the miss.  Part of a wave's lifetime; 0 elsewhere.
@@ -144,10 +151,13 @@ def memory_times(traffic: MemoryTraffic, target, active_cus: int) -> dict[str, f
     """Seconds each level needs to move its bytes at its bandwidth."""
     clock_hz = float(target.clock_mhz) * 1e6
     out: dict[str, float] = {}
-    for lvl in traffic.levels:
+    for lvl in traffic.texture_levels + traffic.levels:
+        instances = active_cus if lvl.scope == "compute_unit" else 1
+        if lvl.busy_cycles is not None:  # priced per request: its busy cycles, spread over its instances
+            out[lvl.name] = lvl.busy_cycles / (max(instances, 1) * clock_hz)
+            continue
         if lvl.bandwidth_bytes_per_cycle <= 0:
             continue
-        instances = active_cus if lvl.scope == "compute_unit" else 1
         out[lvl.name] = lvl.bytes / (lvl.bandwidth_bytes_per_cycle * max(instances, 1) * clock_hz)
     dram = traffic.dram_bytes - resident_dirty_bytes(traffic, target)
     out["DRAM"] = dram / (float(target.dram.bandwidth_gb_per_s) * 1e9)
@@ -161,10 +171,21 @@ def mean_load_latency_s(traffic: MemoryTraffic, target) -> tuple[float, dict[str
 
     Walking the levels nearest first, a level serves its hit rate of what reached
     it; DRAM serves the rest.  A level's latency is the whole load-to-use time
-    when it hits.
+    when it hits.  Texture-cache hits come first, as their share of all load
+    lookups (texture lookups and the buffer loads that reached the data levels).
     """
     clock_hz = float(target.clock_mhz) * 1e6
     remaining, latency, served = 1.0, 0.0, {}
+    tex = traffic.texture_levels
+    if tex and tex[0].load_accesses:
+        fills = tex[-1].load_accesses - tex[-1].load_hits
+        first = traffic.levels[0].load_accesses if traffic.levels else 0.0
+        lookups = tex[0].load_accesses + max(first - fills, 0.0)
+        for lvl in tex:
+            share = lvl.load_hits / lookups
+            served[lvl.name] = share
+            latency += share * lvl.latency_cycles / clock_hz
+            remaining -= share
     for lvl in traffic.levels:
         rate = lvl.load_hits / lvl.load_accesses if lvl.load_accesses else 0.0
         share = remaining * rate
@@ -186,10 +207,11 @@ def request_latency_s(traffic: MemoryTraffic, target, transactions_per_request: 
     clock_hz = float(target.clock_mhz) * 1e6
     k = max(transactions_per_request, 1.0)
     _, served = mean_load_latency_s(traffic, target)
-    lat = {lvl.name: lvl.latency_cycles / clock_hz for lvl in traffic.levels}
+    levels = traffic.texture_levels + traffic.levels
+    lat = {lvl.name: lvl.latency_cycles / clock_hz for lvl in levels}
     lat["DRAM"] = float(target.dram.latency_ns) * 1e-9
     total, cum, prev = 0.0, 0.0, 0.0
-    for name in [lvl.name for lvl in traffic.levels] + ["DRAM"]:
+    for name in [lvl.name for lvl in levels] + ["DRAM"]:
         cum = min(cum + served.get(name, 0.0), 1.0)
         done = 1.0 if name == "DRAM" else cum ** k
         total += (done - prev) * lat[name]

@@ -17,6 +17,11 @@ so that its hit and miss counts are a usable reference:
 * a store hit refreshes LRU unless ``store_touches_lru=False`` (pycachesim's
   convention, used to compare against it).
 
+A level's set of a line is the line address modulo the set count, or, for levels
+with ``index = "xor"``, that address with its upper bits XOR-folded onto the set
+bits first (:func:`analyzers.cache_kernels.set_index`): hashed caches do not
+thrash on the power-of-two pitches that pile modulo-indexed lines into few sets.
+
 Sectored levels (``sector_bytes``) keep one tag per line and a valid and a dirty
 bit per sector; the unit of hit, miss, fill and write-back is then the sector.
 
@@ -37,6 +42,7 @@ import numpy as np
 from analyzers.cache_kernels import LevelGeometry, block_entries, empty_stamp, kernels
 from tracekit.errors import TargetError
 from tracekit.targets.model import CacheLevel, Target
+from tracekit.targets.schema import SET_INDEXES
 
 LOAD = 0
 STORE = 1
@@ -114,8 +120,12 @@ class CacheHierarchy:
                 raise TargetError(f"caches.{lv.name}.scope must be compute_unit or shared, got {lv.scope!r}")
             if lv.write_policy not in ("write_back", "write_through"):
                 raise TargetError(f"caches.{lv.name}.write_policy must be write_back or write_through")
+            index = getattr(lv, "index", "modulo")
+            if index not in SET_INDEXES:
+                raise TargetError(f"caches.{lv.name}.index must be one of {', '.join(SET_INDEXES)}, "
+                                  f"got {index!r}")
             geoms.append(LevelGeometry(lv.sets, lv.ways, ubits, lbits - ubits, lv.scope == "compute_unit",
-                                       lv.write_policy == "write_back", bool(lv.write_allocate)))
+                                       lv.write_policy == "write_back", bool(lv.write_allocate), index))
         self._geoms = tuple(geoms)
         kernels(self._geoms)  # generate and import the kernel module up front
         self._stack = np.zeros((max_stack, 4), dtype=np.int64)
@@ -130,46 +140,68 @@ class CacheHierarchy:
         """Bytes of the first level's unit of hit and miss (sector or line)."""
         return 1 << self._geoms[0].unit_bits
 
+    def _empty_state(self, g: LevelGeometry) -> np.ndarray:
+        # one block per (instance, set): the tags of its ways, their LRU stamps (dirty
+        # sector mask in the low bits) and, when sectored, their valid sector masks
+        ninst = self.compute_units if g.per_cu else 1
+        st = np.zeros((ninst * g.sets, block_entries(g) // g.ways, g.ways), dtype=np.int64)
+        st[:, 0, :] = -1  # empty ways: no tag, and the oldest stamp, so they are taken first
+        st[:, 1, :] = empty_stamp(g)
+        return st.reshape(-1)
+
     def reset(self) -> None:
         """Empty every level and zero the counters."""
-        states = []
-        for g in self._geoms:
-            # one block per (instance, set): the tags of its ways, their LRU stamps (dirty
-            # sector mask in the low bits) and, when sectored, their valid sector masks
-            ninst = self.compute_units if g.per_cu else 1
-            st = np.zeros((ninst * g.sets, block_entries(g) // g.ways, g.ways), dtype=np.int64)
-            st[:, 0, :] = -1  # empty ways: no tag, and the oldest stamp, so they are taken first
-            st[:, 1, :] = empty_stamp(g)
-            states.append(st.reshape(-1))
-        self._states = tuple(states)
+        self._states = tuple(self._empty_state(g) for g in self._geoms)
         self._clock = np.zeros(1, dtype=np.int64)
         self._stats = np.zeros((len(self.levels), 5), dtype=np.int64)
         self._dram = np.zeros(2, dtype=np.int64)
 
-    def access(self, addrs, *, ops=None, lengths=1, cus=0) -> None:
+    def settle_shared(self) -> None:
+        """Keep what the shared levels hold; empty the per-unit levels and zero every counter.
+
+        A sampled launch's replay runs its recorded work-groups once to fill the shared
+        levels, calls this, and counts a second run: the shared levels then hold data as
+        they do in the middle of the launch, when other work-groups have touched the same
+        kind of data, while each work-group still meets its compute unit's caches cold.
+        Dirty data of a per-unit level is first written to the level below, as a flush does.
+        """
+        for k, g in enumerate(self._geoms):
+            if g.per_cu:
+                if g.write_back:
+                    self._flush_level(k)
+                self._states[k][:] = self._empty_state(g)
+        self._stats[:] = 0
+        self._dram[:] = 0
+
+    def access(self, addrs, *, ops=None, lengths=1, cus=0, levels=0) -> None:
         """Replay accesses in order: byte ranges ``[addr, addr + length)``.
 
         ``ops`` holds :data:`LOAD`/:data:`STORE` per access (default all loads);
-        ``cus`` the compute unit that issued each (scalar or array).
+        ``cus`` the compute unit that issued each (scalar or array); ``levels`` the
+        level each enters at (0, the nearest, by default; a later level skips the ones
+        before it).
         """
         addrs = np.asarray(addrs)
         if addrs.dtype != np.int64 or (addrs.size and addrs.min() < 0):
             addrs = (addrs.astype(np.uint64) & np.uint64(_ADDR_MASK)).astype(np.int64)
         addrs = np.ascontiguousarray(addrs)
         n = addrs.shape[0]
-        ops, lens, cus = (_per_access(x, n, name) for x, name in
-                          ((LOAD if ops is None else ops, "ops"), (lengths, "lengths"), (cus, "cus")))
+        ops, lens, cus, firsts = (_per_access(x, n, name) for x, name in
+                                  ((LOAD if ops is None else ops, "ops"), (lengths, "lengths"), (cus, "cus"),
+                                   (levels, "levels")))
+        if n and (firsts.min() < 0 or firsts.max() >= len(self.levels)):
+            raise ValueError(f"entry level out of range 0..{len(self.levels) - 1}")
         if n and (cus.min() < 0 or cus.max() >= self.compute_units):
             raise ValueError(f"compute unit out of range 0..{self.compute_units - 1}")
         if n and lens.min() <= 0:
             raise ValueError("access lengths must be positive")
         if n and ops.shape[0] > 1 and (ops.min() < LOAD or ops.max() > STORE):
             raise ValueError("ops must be LOAD (0) or STORE (1)")
-        self._run(cus, ops, addrs, lens, 0)
+        self._run(cus, ops, addrs, lens, firsts)
 
-    def _run(self, cus, ops, addrs, lens, first: int) -> None:
+    def _run(self, cus, ops, addrs, lens, firsts: np.ndarray) -> None:
         kernels(self._geoms).run(self._states, self._stats, self._dram, self._stack, self._clock,
-                                 cus, ops, addrs, lens, self.store_touches_lru, first)
+                                 cus, ops, addrs, lens, self.store_touches_lru, firsts)
 
     def load(self, addrs, length=1, cu=0) -> None:
         self.access(addrs, lengths=length, cus=cu)
@@ -186,23 +218,27 @@ class CacheHierarchy:
         evictions.
         """
         counted = self._stats.copy()
-        one_store = np.array([STORE], dtype=np.int64)
         for k, g in enumerate(self._geoms):
-            if not g.write_back:
-                continue
-            nsec = 1 << g.sector_bits
-            block = self._states[k].reshape(-1, block_entries(g) // g.ways, g.ways)
-            dirty = block[:, 1, :] & ((1 << nsec) - 1)
-            blk, way = np.nonzero(dirty)
-            if not blk.size:
-                continue
-            masks = dirty[blk, way]
-            block[blk, 1, way] ^= masks
-            entry, sec = np.nonzero((masks[:, None] >> np.arange(nsec)) & 1)
-            units = (block[blk[entry], 0, way[entry]] << g.sector_bits) + sec
-            self._run(np.ascontiguousarray(blk[entry] // g.sets, dtype=np.int64), one_store,
-                      units << g.unit_bits, np.array([1 << g.unit_bits], dtype=np.int64), k + 1)
+            if g.write_back:
+                self._flush_level(k)
         self._stats[:] = counted
+
+    def _flush_level(self, k: int) -> None:
+        """Level k's dirty units, in set, way and sector order, become stores entering level k+1."""
+        g = self._geoms[k]
+        nsec = 1 << g.sector_bits
+        block = self._states[k].reshape(-1, block_entries(g) // g.ways, g.ways)
+        dirty = block[:, 1, :] & ((1 << nsec) - 1)
+        blk, way = np.nonzero(dirty)
+        if not blk.size:
+            return
+        masks = dirty[blk, way]
+        block[blk, 1, way] ^= masks
+        entry, sec = np.nonzero((masks[:, None] >> np.arange(nsec)) & 1)
+        units = (block[blk[entry], 0, way[entry]] << g.sector_bits) + sec
+        self._run(np.ascontiguousarray(blk[entry] // g.sets, dtype=np.int64),
+                  np.array([STORE], dtype=np.int64), units << g.unit_bits,
+                  np.array([1 << g.unit_bits], dtype=np.int64), np.array([k + 1], dtype=np.int64))
 
     @property
     def dram_bytes_read(self) -> int:

@@ -26,8 +26,10 @@ Empty ways hold the lowest stamp, so they are filled first.  Generated functions
 * ``drain``: pops the work stack until empty, depth first like pycachesim's
   recursion;
 * ``run``: the batch loop; a load walks down the levels inline, and only
-  everything else goes through the stack.  Stores may enter at a lower level
-  (``first``), which is how a flush hands one level's dirty units to the next.
+  everything else goes through the stack.  An access may enter at a lower level
+  (``firsts``, per access or one for all): that is how a flush hands one level's
+  dirty units to the next, and how a constant-cache miss reads its line from the
+  level that serves it.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: Bumped when the meaning of the generated code changes without a text change.
-_VERSION = 3
+_VERSION = 5
 _LOCK = threading.Lock()
 _LOADED: dict[tuple, object] = {}
 
@@ -58,6 +60,7 @@ class LevelGeometry:
     per_cu: bool
     write_back: bool
     write_allocate: bool
+    index: str = "modulo"  # set index: "modulo" or "xor" (see set_index)
 
 
 def _push(op: str, lvl: str, addr: str, length: str) -> str:
@@ -76,16 +79,39 @@ def _exprs(g: LevelGeometry) -> dict:
     nsec = 1 << g.sector_bits
     line = f"u >> {g.sector_bits}" if g.sector_bits else "u"
     bit = f"np.int64(1) << (u & {nsec - 1})" if g.sector_bits else "np.int64(1)"
-    if g.sets == 1:
-        setx = "0"
-    elif g.sets & (g.sets - 1) == 0:
-        setx = f"(line & {g.sets - 1})"
-    else:
-        setx = f"(line % {g.sets})"
+    setx = set_index(g.sets, g.index, g.unit_bits + g.sector_bits)
     inst = f"cu * {g.sets} + " if g.per_cu else ""
     blk = block_entries(g)
     return dict(W=w, V=2 * w, BLK=blk, UB=g.unit_bits, SB=g.sector_bits, NSEC=nsec, SH=nsec,
                 DM=(1 << nsec) - 1, UNIT=1 << g.unit_bits, LINE=line, BIT=bit, BASE=f"({inst}{setx}) * {blk}")
+
+
+#: Bits of a byte address the replay keeps (bit 63 is cleared everywhere).
+ADDRESS_BITS = 63
+
+
+def set_index(sets: int, index: str, line_bits: int, line: str = "line") -> str:
+    """Source of the set of line ``line`` (a line address) among ``sets`` sets.
+
+    ``modulo``: the line address modulo the set count.  ``xor``: with ``b`` the bits
+    of the set count rounded up to a power of two, the line address is first XORed
+    with itself shifted right by b, 2b, ... bits, so every upper bit of the address
+    lands on the set bits; the result modulo the set count is the set.  For a
+    power-of-two set count that is the classic XOR fold of the address's b-bit
+    chunks; lines a power-of-two pitch apart, which modulo sends to a handful of
+    sets, then spread over all of them.
+    """
+    if sets == 1:
+        return "0"
+    if index == "xor":
+        b = (sets - 1).bit_length()
+        terms = [line] + [f"({line} >> {k})" for k in range(b, ADDRESS_BITS - line_bits, b)]
+        line = "(" + " ^ ".join(terms) + ")"
+    elif index != "modulo":
+        raise ValueError(f"unknown set index {index!r}")
+    if sets & (sets - 1) == 0:
+        return f"({line} & {sets - 1})"
+    return f"({line} % {sets})"
 
 
 def block_entries(g: LevelGeometry) -> int:
@@ -278,7 +304,7 @@ def _run(levels: tuple[LevelGeometry, ...]) -> str:
     unpack = "".join(f"    s{k} = sts[{k}]\n" for k in range(n))
     return f"""
 @njit(cache=True, error_model="numpy")
-def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, first):
+def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, firsts):
 {unpack}    units = np.array([{units}], np.int64)
     pend_lvl = np.zeros({n}, np.int64)
     pend_tag = np.zeros({n}, np.int64)
@@ -288,6 +314,7 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, first)
     nl = lens.shape[0] > 1
     nc = cus.shape[0] > 1
     no = ops.shape[0] > 1
+    nf = firsts.shape[0] > 1
     last_u = np.int64(-1)
     last_cu = np.int64(-1)
     clk = clock[0]
@@ -295,7 +322,8 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, first)
         ln = lens[i if nl else 0]
         cu = cus[i if nc else 0]
         op = ops[i if no else 0]
-        if op != 0:
+        first = firsts[i if nf else 0]
+        if op != 0 or first != 0:
             last_u = -1
             stack[0, 0] = op
             stack[0, 1] = first

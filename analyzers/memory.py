@@ -8,7 +8,8 @@ data is flushed to DRAM when the launch ends; launches are therefore independent
 and can be replayed apart and summed.
 
 Spaces: ``global``, ``constant`` and ``image`` accesses go through the cache
-hierarchy (``memory.*``); ``local`` accesses go to the banks
+hierarchy (``memory.*``; constant loads through the target's constant cache first
+where it has one, :mod:`analyzers.constant_cache`); ``local`` accesses go to the banks
 (``local_memory.*``); ``private`` accesses are taken to live in registers and only
 appear in the per-site table.  Atomics count as writes.
 """
@@ -27,7 +28,11 @@ from numba import njit
 from analyzers.banks import bank_cycles
 from analyzers.cache import CacheHierarchy
 from analyzers.coalescing import distinct_segments, lane_units
+from analyzers.constant_cache import ConstantCache
 from analyzers.patterns import PatternAccumulator, Patterns
+from analyzers.request_cost import request_cycles
+from analyzers.texture_replay import COLUMNS as TEXTURE_COLUMNS
+from analyzers.texture_replay import TextureReplay, add_rates
 from analyzers.waves import chunk_virtual_groups, form_requests, pack_factor, schedule
 from tracekit.targets.model import Target
 from tracekit.trace import schema, store
@@ -55,7 +60,8 @@ class MemoryReplay:
     per_site: pd.DataFrame
     #: kernel, launch, accesses, requests, transactions, transactions_per_request,
     #: bytes_requested, bytes_moved, local_requests, local_cycles,
-    #: conflict_degree_mean, dram_bytes_read, dram_bytes_written, <level>_hit_rate.
+    #: conflict_degree_mean, dram_bytes_read, dram_bytes_written, first_level_cycles
+    #: (cycles of a first level priced per request, 0 otherwise), <level>_hit_rate.
     per_launch: pd.DataFrame
     #: One dict per level: level, scope, instances, hits, misses, hit_rate,
     #: load_hits, load_misses, store_hits, store_misses, evictions.
@@ -67,8 +73,14 @@ class MemoryReplay:
     #: Per launch id, the level dicts of that launch alone (same keys as ``caches``);
     #: cache state never crosses launches, so these add up to ``caches``.
     launch_caches: dict[int, list[dict]] = field(default_factory=dict)
+    #: The texture caches (``Target.texture``): level, scope, hits, misses, hit_rate, summed
+    #: over launches; empty where the target has none.
+    texture_caches: list[dict] = field(default_factory=list)
     #: Per launch id, the access-pattern facts (:mod:`analyzers.patterns`) the rules read.
     patterns: dict[int, Patterns] = field(default_factory=dict)
+    #: The constant cache (``Target.constant_cache``): level, scope, hits, misses, hit_rate of
+    #: constant loads, summed over launches; empty where constant loads use ``caches``.
+    constant_caches: list[dict] = field(default_factory=list)
 
     def _mem_sites(self) -> pd.DataFrame:
         return self.per_site[self.per_site["space"].isin(MEMORY_SPACES)]
@@ -89,6 +101,7 @@ class MemoryReplay:
                 "bytes_moved": int(mem["bytes_moved"].sum()),
                 "caches": [{"level": c["level"], "scope": c["scope"], "hits": c["hits"],
                             "misses": c["misses"], "hit_rate": c["hit_rate"]} for c in self.caches],
+                "texture_caches": [dict(c) for c in self.texture_caches],
                 "dram_bytes": self.dram_bytes_read + self.dram_bytes_written,
                 "dram_bytes_read": self.dram_bytes_read,
                 "dram_bytes_written": self.dram_bytes_written,
@@ -118,6 +131,10 @@ def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, n
     out = {}
     for name in ("launch", "group", "item", "site", "size"):
         out[name] = batch.column(name).to_numpy(zero_copy_only=False)
+    for name in TEXTURE_COLUMNS:  # read only when the target has a texture path; -1 for null
+        if name in batch.schema.names:
+            col = batch.column(name)
+            out[name] = (col.fill_null(-1) if col.null_count else col).to_numpy(zero_copy_only=False)
     # the raw bits: the kernels clear bit 63 themselves, which spares a copy of the column
     out["address"] = batch.column("address").to_numpy(zero_copy_only=False).view(np.int64)
     buf = batch.column("buffer")
@@ -265,16 +282,23 @@ class _LaunchReplay:
     """Accumulates one launch's metrics over its chunks."""
 
     def __init__(self, target: Target, hierarchy: CacheHierarchy | None, group_size: int | None,
-                 patterns: bool = True):
+                 texture: TextureReplay | None = None, patterns: bool = True, reset: bool = True):
         self.t = target
         self.patterns = PatternAccumulator(target, schema.SPACES, schema.OPS) if patterns else None
         self.h = hierarchy
+        self.tex = texture
         self.pack = pack_factor(target.simd, group_size) if group_size else 1
         self.group_size = group_size or 0
         self.groups_done = 0
         self.accesses = 0
+        #: constant loads' own cache, on targets that serve them from one (None elsewhere)
+        self.constant = ConstantCache.for_target(target) if hierarchy is not None else None
+        #: cycles the first level spent on requests, where it is priced per request
+        first = target.caches[0] if target.caches else None
+        self.price_requests = first is not None and getattr(first, "cost_unit", "bytes") == "request"
+        self.first_level_cycles = 0.0
         self.clear_sites()
-        if self.h is not None:
+        if self.h is not None and reset:  # reset=False: start from the caches as they are
             self.h.reset()
         self._buffers: dict[str, np.ndarray] = {}
 
@@ -354,7 +378,9 @@ class _LaunchReplay:
         is_mem = np.isin(rq_space, [SPACE_CODES[s] for s in MEMORY_SPACES])
         is_local = rq_space == SPACE_CODES["local"]
         unit = self.h.first_unit_bytes if self.h is not None else t.transaction_bytes
-        addr, size = c["address"], c["size"]
+        size = c["size"]
+        tex = self.tex
+        addr = tex.addresses(c) if tex is not None else c["address"]  # images at tiled addresses
         tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, addr, size, t.transaction_bytes,
                                                       is_mem & (self.h is not None), unit,
                                                       self._buffer("units", 2 * n))
@@ -368,14 +394,34 @@ class _LaunchReplay:
         cycles, degree = bank_cycles(order, req_ptr, lane, addr, size, writes, is_local, lm.banks,
                                      lm.bank_width_bytes, lm.lanes_per_cycle, lm.read_broadcast,
                                      lm.write_same_address_conflicts, float(lm.write_cost_factor))
+        is_constant = (rq_space == SPACE_CODES["constant"]) & (rq_op == OP_CODES["load"])
+        if self.price_requests:  # requests the first level serves (constant loads may go elsewhere)
+            served = is_mem & ~is_constant if self.constant is not None else is_mem
+            cycles_l1 = request_cycles(t.caches[0], order, req_ptr, lane, addr, size, served, units, unit_ptr,
+                                       t.simd.width)
+            self.first_level_cycles += float(cycles_l1.sum())
         if self.h is not None and is_mem.any():
             ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units))
-            stream = self._buffer("stream", 3 * len(units)).reshape(3, -1)
-            addrs, ops, cus = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"], cu_of_req,
-                                            stream)
-            self.h.access(addrs, ops=ops, lengths=unit, cus=cus)
+            filtered = None
+            if tex is not None:  # image reads through the texture caches, in the same order
+                filtered = tex.stream(order, req_ptr, addr, size, ex, is_mem, rq_space, rq_op, cu_of_req,
+                                      units, unit_ptr, unit, first)
+            if filtered is not None:
+                addrs, ops, lens, cus = filtered
+                self.h.access(addrs, ops=ops, lengths=lens, cus=cus)
+            else:
+                stream = self._buffer("stream", 4 * len(units)).reshape(4, -1)
+                addrs, ops, cus, const = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"],
+                                                       cu_of_req, is_constant, stream)
+                if self.constant is not None and is_constant.any():
+                    addrs, ops, lens, cus, levels = self.constant.filter(addrs, ops, cus, const, unit)
+                    self.h.access(addrs, ops=ops, lengths=lens, cus=cus, levels=levels)
+                else:
+                    self.h.access(addrs, ops=ops, lengths=unit, cus=cus)
         key = (rq_site << 8) | (rq_space.astype(np.int64) << 4) | rq_op.astype(np.int64)
         self._add_sites(key, req_ptr, tx, breq, cycles, degree, is_local)
+        if tex is not None:
+            tex.add_sites(key, c["buffer"][first] if "buffer" in c else None)
         if self.patterns is not None:
             self.patterns.add_rows(c, c["buffer"])
             is_global_load = (rq_space == SPACE_CODES["global"]) & (rq_op == OP_CODES["load"])
@@ -390,6 +436,8 @@ class _LaunchReplay:
             levels = self.h.stats()
             dram = (self.h.dram_bytes_read, self.h.dram_bytes_written)
         sites = self.site_table()
+        if self.tex is not None:
+            sites = sites.merge(self.tex.site_frame(), on="key", how="left")
         key = sites["key"].to_numpy()
         patterns = self.patterns.finish(key) if self.patterns is not None else None
         sites.insert(0, "kernel", kernel)
@@ -410,7 +458,8 @@ class _LaunchReplay:
             degrees = pd.DataFrame({"launch": launch, "site": (dkey >> 8).astype(np.int32),
                                     "conflict_degree": np.concatenate(ddeg),
                                     "requests": np.concatenate(dreq)})
-        return sites.drop(columns="key"), levels, dram, degrees, patterns
+        texture = self.tex.level_stats() if self.tex is not None else []
+        return sites.drop(columns="key"), levels, dram, degrees, texture, patterns
 
 
 
@@ -434,11 +483,12 @@ def _site_sums(inv, nk, req_ptr, tx, breq, tx_bytes, cycles, degree):
     return sums, dmax
 
 @njit(cache=True)
-def _cache_stream(ex, is_mem, units, unit_ptr, rq_op, load_code, cu_of_req, out):
+def _cache_stream(ex, is_mem, units, unit_ptr, rq_op, load_code, cu_of_req, flag, out):
     """The cache units of the memory requests in execution order ``ex``, each with its
-    op (1 for stores and atomics) and compute unit: one gather instead of a repeat,
-    a cumulative sum and three fancy-indexed copies per chunk.  ``out`` (3 rows of at
-    least ``len(units)``) is a buffer reused from chunk to chunk."""
+    op (1 for stores and atomics), compute unit and its request's ``flag`` (constant
+    loads): one gather instead of a repeat, a cumulative sum and fancy-indexed copies
+    per chunk.  ``out`` (4 rows of at least ``len(units)``) is a buffer reused from
+    chunk to chunk."""
     total = 0
     for q in range(ex.shape[0]):
         r = ex[q]
@@ -447,6 +497,7 @@ def _cache_stream(ex, is_mem, units, unit_ptr, rq_op, load_code, cu_of_req, out)
     addrs = out[0, :total]
     ops = out[1, :total]
     cus = out[2, :total]
+    flags = out[3, :total]
     k = 0
     for q in range(ex.shape[0]):
         r = ex[q]
@@ -457,8 +508,9 @@ def _cache_stream(ex, is_mem, units, unit_ptr, rq_op, load_code, cu_of_req, out)
             addrs[k] = units[u]
             ops[k] = op
             cus[k] = cu_of_req[r]
+            flags[k] = flag[r]
             k += 1
-    return addrs, ops, cus
+    return addrs, ops, cus, flags
 
 
 def _group_sizes(trace: Trace) -> dict[int, int]:
@@ -481,6 +533,14 @@ def _as_trace(trace) -> Trace:
     raise TypeError(f"expected a Trace, an Arrow table or a DataFrame of accesses, got {type(trace)!r}")
 
 
+def replay_columns(trace: Trace, target: Target) -> list[str]:
+    """The accesses columns the replay reads: with a texture path, also the texel coordinates
+    where the trace has them."""
+    if target.texture is None or not target.caches:
+        return _COLUMNS
+    return _COLUMNS + [c for c in TEXTURE_COLUMNS if c not in _COLUMNS and c in trace.access_columns]
+
+
 def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = None,
                   chunk_rows: int = 1 << 20, group_sizes: dict[int, int] | None = None,
                   patterns: bool = True) -> MemoryReplay:
@@ -499,42 +559,65 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
     cus = max(1, target.compute_units)
 
     kernels: dict[str, int] = {}
+    textured = target.texture is not None and hierarchy is not None
+    columns = replay_columns(trace, target)
 
     def batches():
         # only the wanted launches' row groups (or partition files) are read
-        for b in trace.iter_batches(columns=_COLUMNS, batch_size=chunk_rows, launches=wanted):
+        for b in trace.iter_batches(columns=columns, batch_size=chunk_rows, launches=wanted):
             yield _batch_arrays(b, kernels)
 
     def block_of(launch: int) -> int:
         gs = sizes.get(launch)
         return cus * (pack_factor(target.simd, gs) if gs else 1)
 
-    site_frames, degree_frames, launch_rows, level_rows = [], [], [], []
+    site_frames, degree_frames, launch_rows, level_rows, texture_rows, constant_rows = [], [], [], [], [], []
     found: dict[int, Patterns] = {}
     current = None
     total = 0
     for cols, ends in _chunks(batches(), block_of, chunk_rows):
         launch = int(cols["launch"][0])
         if current is None:
-            current = _LaunchReplay(target, hierarchy, sizes.get(launch), patterns)
+            texture = TextureReplay.for_launch(trace, target, launch) if textured else None
+            current = _LaunchReplay(target, hierarchy, sizes.get(launch), texture, patterns)
             kernel = next(k for k, v in kernels.items() if v == int(cols["kernel"][0]))
         current.add(cols)
         if ends:
-            sites, levels, dram, degrees, pats = current.finish(kernel, launch)
+            sites, levels, dram, degrees, texture_levels, pats = current.finish(kernel, launch)
+            texture_rows.append(texture_levels)
+            constant_rows.append(current.constant.level_stats() if current.constant is not None else [])
             if pats is not None:
                 found[launch] = pats
             total += current.accesses
             site_frames.append(sites)
             degree_frames.append(degrees)
-            launch_rows.append(_launch_row(kernel, launch, current.accesses, sites, levels, dram))
+            launch_rows.append(_launch_row(kernel, launch, current.accesses, sites, levels, dram,
+                                           current.first_level_cycles))
             level_rows.append(levels)
             current = None
     rep = _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
+    rep.texture_caches = _texture_levels(texture_rows)
+    rep.constant_caches = _texture_levels(constant_rows)
     rep.patterns = found
     return rep
 
 
-def _launch_row(kernel, launch, accesses, sites, levels, dram) -> dict:
+def _texture_levels(rows: list[list[dict]]) -> list[dict]:
+    """Sum read-only caches' per-launch counters (texture or constant caches), level by level."""
+    out: list[dict] = []
+    for levels in rows:
+        for i, lv in enumerate(levels):
+            if i == len(out):
+                out.append({"level": lv["level"], "scope": lv["scope"], "hits": 0, "misses": 0})
+            out[i]["hits"] += lv["hits"]
+            out[i]["misses"] += lv["misses"]
+    for lv in out:
+        total = lv["hits"] + lv["misses"]
+        lv["hit_rate"] = lv["hits"] / total if total else 0.0
+    return out
+
+
+def _launch_row(kernel, launch, accesses, sites, levels, dram, first_level_cycles: float = 0.0) -> dict:
     mem = sites[sites["space"].isin(MEMORY_SPACES)]
     loc = sites[sites["space"] == "local"]
     req, tx, lreq = int(mem["requests"].sum()), int(mem["transactions"].sum()), int(loc["requests"].sum())
@@ -543,7 +626,8 @@ def _launch_row(kernel, launch, accesses, sites, levels, dram) -> dict:
            "bytes_requested": int(mem["bytes_requested"].sum()), "bytes_moved": int(mem["bytes_moved"].sum()),
            "local_requests": lreq, "local_cycles": float(loc["local_cycles"].sum()),
            "conflict_degree_mean": float(loc["degree_sum"].sum() / lreq) if lreq else 0.0,
-           "dram_bytes_read": dram[0], "dram_bytes_written": dram[1]}
+           "dram_bytes_read": dram[0], "dram_bytes_written": dram[1],
+           "first_level_cycles": float(first_level_cycles)}
     for lv in levels:
         row[f"{lv.level}_hit_rate"] = lv.hit_rate
     return row
@@ -559,7 +643,7 @@ def _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows
     local = per_site["space"] == "local"
     per_site["conflict_degree_mean"] = (per_site["degree_sum"] / req).where(local)
     per_site["conflict_degree_max"] = per_site["degree_max"].where(local)
-    per_site = per_site.drop(columns=["degree_sum", "degree_max"])
+    per_site = add_rates(per_site.drop(columns=["degree_sum", "degree_max"]))
     caches = _level_dicts(target, level_rows)
     launch_caches = {int(row["launch"]): _level_dicts(target, [levels])
                      for row, levels in zip(launch_rows, level_rows, strict=True)}

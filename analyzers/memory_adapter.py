@@ -16,6 +16,10 @@ import pandas as pd
 
 from analyzers.bound import LevelTraffic, MemoryTraffic
 from analyzers.patterns import Patterns
+from analyzers.texture_replay import SITE_SUMS as TEXTURE_SUMS
+from analyzers.texture_replay import add_rates, image_site_facts
+from analyzers.warm_sample import MemoryEstimate, applies, plain_estimate, replay_warm
+from tracekit.trace.footprint import launch_footprint
 
 MEMORY_SPACES = ("global", "constant", "image")
 LOAD_OPS = ("load", "atomic")
@@ -40,6 +44,21 @@ class CacheStats:
 
 
 @dataclass(frozen=True)
+class TextureCacheStats:
+    """One read-only cache's counts for one launch (recorded work-groups): a texture cache's
+    image reads, or the constant cache's constant loads."""
+
+    level: str
+    scope: str
+    hits: int
+    misses: int
+    hit_rate: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class GlobalMemoryStats:
     """What a launch's global, constant and image accesses cost (recorded work-groups)."""
 
@@ -51,14 +70,28 @@ class GlobalMemoryStats:
     caches: tuple[CacheStats, ...]
     dram_bytes_read: int
     dram_bytes_written: int
+    #: The texture caches in front of ``caches`` (image reads), nearest first; empty without.
+    texture_caches: tuple[TextureCacheStats, ...] = ()
+    #: How the counts were obtained: the whole grid, a scaled sample, or a sample at steady
+    #: state with the grid's compulsory traffic (:mod:`analyzers.warm_sample`).
+    estimate: MemoryEstimate | None = None
+    #: The constant cache that served constant loads (``Target.constant_cache``); empty where
+    #: constant loads go through ``caches``.
+    constant_caches: tuple[TextureCacheStats, ...] = ()
 
     @property
     def dram_bytes(self) -> int:
         return self.dram_bytes_read + self.dram_bytes_written
 
     def to_dict(self) -> dict:
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "caches"}
+        nested = ("caches", "texture_caches", "estimate", "constant_caches")
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in nested}
         d["caches"] = [c.to_dict() for c in self.caches]
+        d["texture_caches"] = [c.to_dict() for c in self.texture_caches]
+        if self.constant_caches:
+            d["constant_caches"] = [c.to_dict() for c in self.constant_caches]
+        if self.estimate is not None:
+            d["estimate"] = self.estimate.to_dict()
         d["dram_bytes"] = self.dram_bytes
         return d
 
@@ -100,7 +133,7 @@ def _site_table(sites: pd.DataFrame) -> pd.DataFrame:
     """One row per site (a site is one static instruction, so one space and op)."""
     if sites.empty:
         return sites
-    cols = [c for c in _SUM_COLS if c in sites.columns]
+    cols = [c for c in _SUM_COLS + TEXTURE_SUMS if c in sites.columns]
     first = sites.groupby("site", sort=True)[["space", "op"]].first()
     sums = sites.groupby("site", sort=True)[cols].sum()
     out = first.join(sums)
@@ -110,27 +143,36 @@ def _site_table(sites: pd.DataFrame) -> pd.DataFrame:
         w = (sites["conflict_degree_mean"].fillna(0) * sites["requests"]).groupby(sites["site"]).sum()
         out["conflict_degree_mean"] = (w / req).where(out["space"] == "local")
         out["conflict_degree_max"] = sites.groupby("site")["conflict_degree_max"].max()
-    return out.reset_index()
+    for c in ("row_pitch_bytes", "item_rows", "item_columns"):   # per buffer, so one value per site
+        if c in sites.columns:
+            out[c] = sites.groupby("site")[c].max()
+    return add_rates(out).reset_index()
 
 
-def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None) -> LaunchMemory:
+def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None,
+                  estimate: MemoryEstimate | None = None) -> LaunchMemory:
     """Shape a single-launch :class:`~analyzers.memory.MemoryReplay` for the verdict.
 
     ``scale`` (work-groups in the launch / work-groups recorded) turns recorded
     counts into whole-launch traffic for the time model; the JSON dicts keep the
-    recorded counts.
+    recorded counts.  ``estimate`` says how the replay's counts were obtained.
     """
     doc = replay.to_dict()
     sites = _site_table(replay.per_site)
     levels, caches = [], []
-    for spec, stats in zip(target.caches, replay.caches, strict=True):
+    per_launch = getattr(replay, "per_launch", None)
+    busy = (float(per_launch["first_level_cycles"].sum()) * scale
+            if per_launch is not None and "first_level_cycles" in getattr(per_launch, "columns", ()) else 0.0)
+    for k, (spec, stats) in enumerate(zip(target.caches, replay.caches, strict=True)):
         accesses = stats["hits"] + stats["misses"]
         loads = stats["load_hits"] + stats["load_misses"]
+        priced = k == 0 and getattr(spec, "cost_unit", "bytes") == "request"
         levels.append(LevelTraffic(
             name=spec.name, scope=spec.scope, bytes=accesses * _unit_bytes(spec) * scale,
             bandwidth_bytes_per_cycle=float(spec.bandwidth_bytes_per_cycle),
             latency_cycles=float(spec.latency_cycles),
-            load_accesses=float(loads) * scale, load_hits=float(stats["load_hits"]) * scale))
+            load_accesses=float(loads) * scale, load_hits=float(stats["load_hits"]) * scale,
+            busy_cycles=busy if priced else None))
         caches.append(CacheStats(level=stats["level"], scope=stats["scope"], hits=stats["hits"],
                                  misses=stats["misses"], hit_rate=stats["hit_rate"],
                                  load_hits=stats["load_hits"], load_misses=stats["load_misses"],
@@ -140,7 +182,13 @@ def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None)
         requests=m["requests"], transactions=m["transactions"],
         transactions_per_request=m["transactions_per_request"], bytes_requested=m["bytes_requested"],
         bytes_moved=m["bytes_moved"], caches=tuple(caches), dram_bytes_read=m["dram_bytes_read"],
-        dram_bytes_written=m["dram_bytes_written"])
+        dram_bytes_written=m["dram_bytes_written"], estimate=estimate,
+        texture_caches=tuple(TextureCacheStats(level=c["level"], scope=c["scope"], hits=c["hits"],
+                                               misses=c["misses"], hit_rate=c["hit_rate"])
+                             for c in getattr(replay, "texture_caches", [])),
+        constant_caches=tuple(TextureCacheStats(level=c["level"], scope=c["scope"], hits=c["hits"],
+                                                misses=c["misses"], hit_rate=c["hit_rate"])
+                              for c in getattr(replay, "constant_caches", [])))
     degrees = getattr(replay, "conflict_degrees", None)
     hist = {}
     if degrees is not None and len(degrees):
@@ -154,7 +202,25 @@ def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None)
     lookup_s = 0.0
     if getattr(target, "cache_lookup", "request") == "lane" and levels and requests:
         levels[0], lookup_s = _lane_lookups(levels[0], target, transactions, requests)
+    texture = []
+    spec = target.texture
+    for lv, stats in zip(spec.caches if spec is not None else (), memory.texture_caches, strict=False):
+        lookups = stats.hits + stats.misses
+        texture.append(LevelTraffic(
+            name=lv.name, scope=lv.scope, bytes=lookups * lv.line_bytes * scale,
+            bandwidth_bytes_per_cycle=float(lv.bandwidth_bytes_per_cycle) / lv.compute_units_per_instance,
+            latency_cycles=float(lv.latency_cycles), load_accesses=float(lookups) * scale,
+            load_hits=float(stats.hits) * scale))
+    cc = getattr(target, "constant_cache", None)
+    for stats in memory.constant_caches if cc is not None else ():
+        # a read-only cache in front of the data levels, as texture caches are (its hits feed the latency)
+        lookups = stats.hits + stats.misses
+        texture.append(LevelTraffic(
+            name=stats.level, scope="compute_unit", bytes=lookups * cc.line_bytes * scale,
+            bandwidth_bytes_per_cycle=0.0, latency_cycles=float(cc.latency_cycles),
+            load_accesses=float(lookups) * scale, load_hits=float(stats.hits) * scale))
     traffic = MemoryTraffic(
+        texture_levels=tuple(texture),
         levels=tuple(levels),
         dram_bytes=float(memory.dram_bytes) * scale,
         load_requests=requests, load_transactions=transactions,
@@ -184,13 +250,28 @@ def _lane_lookups(first: LevelTraffic, target, transactions: float, requests: fl
     return per_line, repeats / requests * slot_cycles / (float(target.clock_mhz) * 1e6)
 
 
-def memory_by_launch(trace, target, geos) -> dict[int, LaunchMemory]:
-    """Replay every launch of ``trace`` on ``target``, one launch at a time."""
+def memory_by_launch(trace, target, geos, targets: dict | None = None) -> dict[int, LaunchMemory]:
+    """Replay every launch of ``trace`` on ``target``, one launch at a time.
+
+    ``targets`` may give a launch its own variant of the target (the SIMD width
+    the compiler chose for that kernel, :mod:`analyzers.machine_code`).
+    """
     from analyzers.memory import replay_memory
 
     sizes = {g.launch: g.work_group_size for g in geos}
     out = {}
     for g in geos:
-        rep = replay_memory(trace, target, launches=[g.launch], group_sizes=sizes)
-        out[g.launch] = launch_memory(rep, target, g.sample_scale, g.launch)
+        t = (targets or {}).get(g.launch, target)
+        footprint = launch_footprint(trace, g.launch) if g.sample_scale > 1 else None
+        if applies(t, footprint, g.sample_scale):
+            rep, estimate = replay_warm(trace, t, g.launch, g.work_group_size, footprint, g.sample_scale,
+                                        groups_recorded=g.groups_recorded, total_groups=g.total_groups)
+        else:
+            rep = replay_memory(trace, t, launches=[g.launch], group_sizes=sizes)
+            estimate = plain_estimate(g.groups_recorded or g.num_groups, g.total_groups or g.num_groups,
+                                      g.sample_scale)
+        mem = out[g.launch] = launch_memory(rep, t, g.sample_scale, g.launch, estimate)
+        facts = image_site_facts(trace, g.launch)  # image format and sampler per image site
+        if len(facts) and not mem.per_site.empty:
+            mem.per_site = mem.per_site.merge(facts, on="site", how="left")
     return out

@@ -33,8 +33,10 @@ from analyzers.intdiv import ADDR_MASK, div, shift_of
 ROW_GAP_BYTES = 64
 #: Distinct addresses kept per site for hot-address counting (heavy hitters).
 HOT_KEEP = 1024
+#: Distinct lane-to-lane steps kept per site (the most frequent one is the site's ``lane_stride``).
+STRIDES_KEEP = 64
 #: Site-level pattern columns (one row per site in :attr:`Patterns.sites`).
-SITE_COLUMNS = ("unaligned", "adjacent", "distinct_item_addresses", "ideal_transactions",
+SITE_COLUMNS = ("unaligned", "adjacent", "loop_adjacent", "distinct_item_addresses", "ideal_transactions",
                 "misaligned_requests", "uniform_requests", "distinct_addresses", "max_items_one_address",
                 "max_accesses_one_address", "buffer", "local_slices", "lane_stride")
 
@@ -163,14 +165,20 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
     """One pass over a chunk's rows in canonical (group, item, seq) order.
 
     Returns per site (dense by site id): unaligned accesses, adjacent narrow loads,
-    distinct (item, address) pairs; the launch-level counts of staged local stores,
+    narrow global loads that continue the item's previous load at the same site (a loop
+    walking memory: ``loop_adjacent``), distinct (item, address) pairs; the launch-level
+    counts of staged local stores,
     local loads and stores, distinct stored local words (per group), items that
-    store to local memory; and per (item, buffer) of global loads the rows and the
-    median row pitch (arrays ``st_buffer``, ``st_rows``, ``st_pitch``).
+    store to local memory; and per (item, buffer) of global loads the rows, the median row
+    pitch and the distinct addresses per row (arrays ``st_buffer``, ``st_rows``, ``st_pitch``,
+    ``st_cols``): a 2D neighbourhood reads several neighbouring elements of each row, a
+    column walk one.
     """
     n = group.shape[0]
     unaligned = np.zeros(nsites, np.int64)
     adjacent = np.zeros(nsites, np.int64)
+    loop_adjacent = np.zeros(nsites, np.int64)
+    last_end = np.full(nsites, -1, np.int64)   # end of the item's previous narrow load at each site
     pairs = np.zeros(nsites, np.int64)
     staged = 0
     local_loads = 0
@@ -181,6 +189,7 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
     st_buffer = np.empty(n, np.int64)
     st_rows = np.empty(n, np.int64)
     st_pitch = np.empty(n, np.float64)
+    st_cols = np.empty(n, np.float64)
     ns = 0
     cap = 64
     ka = np.empty(cap, np.int64)
@@ -237,6 +246,10 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
                     if (space[r + 1] == sp and op[r + 1] == o and site[r + 1] != s
                             and (address[r + 1] & ADDR_MASK) == a + sz):
                         adjacent[s] += 1
+                if sp == global_code and o == load_code and sz < vector_bytes:
+                    if last_end[s] == a:
+                        loop_adjacent[s] += 1
+                    last_end[s] = a + sz
                 ka[r - j] = s
                 kb[r - j] = a
                 if sp == local_code:
@@ -256,6 +269,8 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
                     ng += 1
             if stores_here:
                 items_storing += 1
+            for r in range(j, e):   # the next item starts its loops afresh
+                last_end[site[r]] = -1
             # distinct (site, address) per site: re-reads
             _sort_pairs(ka, kb, kc, m)
             for t in range(m):
@@ -271,10 +286,12 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
                         u += 1
                     rows = 1
                     nbig = 0
+                    distinct = 1
                     prev = t
                     for v in range(t + 1, u):
                         if gb[v] == gb[prev]:
                             continue
+                        distinct += 1
                         gap = gb[v] - gb[prev]
                         prev = v
                         if gap > max(np.int64(ROW_GAP_BYTES), 4 * gs[v]):
@@ -284,6 +301,7 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
                     st_buffer[ns] = ga[t]
                     st_rows[ns] = rows
                     st_pitch[ns] = np.median(gaps[:nbig]) if nbig else np.nan
+                    st_cols[ns] = distinct / rows
                     ns += 1
                     t = u
             j = e
@@ -297,7 +315,8 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
         i = gend
     counts = np.array([staged, local_loads, local_stores, local_words, storing_items, groups_storing],
                       np.int64)
-    return unaligned, adjacent, pairs, counts, st_buffer[:ns], st_rows[:ns], st_pitch[:ns]
+    return (unaligned, adjacent, loop_adjacent, pairs, counts, st_buffer[:ns], st_rows[:ns], st_pitch[:ns],
+            st_cols[:ns])
 
 
 @njit(cache=True)
@@ -444,8 +463,10 @@ class LaunchPatterns:
     local_storing_items: int = 0
     local_groups_storing: int = 0
     staged_local_stores: int = 0
-    #: Per global buffer: median rows one item reads and the median row pitch in bytes.
-    stencils: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["buffer", "rows", "pitch"]))
+    #: Per global buffer: median rows one item reads, the median row pitch in bytes, and the median
+    #: distinct addresses one item reads per row (``cols``: 1 for a column walk).
+    stencils: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["buffer", "rows", "pitch",
+                                                                                 "cols"]))
 
     @property
     def local_reads_per_word(self) -> float:
@@ -483,7 +504,7 @@ class PatternAccumulator:
         self.codes = {s: i for i, s in enumerate(spaces)}
         self.ops = {s: i for i, s in enumerate(ops)}
         self.nonlocal_mask = np.array([s in ("global", "constant", "image", "private") for s in spaces])
-        self.site = {c: np.zeros(0, np.int64) for c in ("unaligned", "adjacent", "pairs")}
+        self.site = {c: np.zeros(0, np.int64) for c in ("unaligned", "adjacent", "loop_adjacent", "pairs")}
         self.req: dict[int, np.ndarray] = {}     # key -> [ideal, misaligned, uniform, distinct, slices]
         self.strides: dict[int, dict[int, int]] = {}   # local key -> {lane stride: requests}
         self.buffer: dict[int, int] = {}
@@ -493,16 +514,17 @@ class PatternAccumulator:
         self.hot_items = HotAddresses()
         self._stencil_rows: dict[int, np.ndarray] = {}
         self._stencil_pitch: dict[int, dict[float, int]] = {}
+        self._stencil_cols: dict[int, dict[float, int]] = {}
 
     # -- per chunk ------------------------------------------------------------------
     def add_rows(self, c: dict, buffer: np.ndarray) -> None:
         site = c["site"]
         nsites = int(site.max()) + 1
-        ua, ad, pr, counts, sb, sr, sp = item_facts(
+        ua, ad, la, pr, counts, sb, sr, sp, sc = item_facts(
             c["group"], c["item"], site, c["space"], c["op"], c["address"], c["size"], buffer, nsites,
             self.vector_bytes, self.codes["local"], self.codes["global"], self.ops["load"], self.ops["store"],
             self.nonlocal_mask)
-        for name, arr in (("unaligned", ua), ("adjacent", ad), ("pairs", pr)):
+        for name, arr in (("unaligned", ua), ("adjacent", ad), ("loop_adjacent", la), ("pairs", pr)):
             cur = self.site[name]
             if cur.shape[0] < nsites:
                 cur = np.concatenate([cur, np.zeros(nsites - cur.shape[0], np.int64)])
@@ -527,11 +549,12 @@ class PatternAccumulator:
                 self._stencil_rows[b] = rows
                 pitches = sp[sel]
                 pitches = pitches[~np.isnan(pitches)]
-                if len(pitches):
-                    d = self._stencil_pitch.setdefault(b, {})
-                    u, k = np.unique(pitches, return_counts=True)
-                    for p, n in zip(u.tolist(), k.tolist(), strict=True):
-                        d[p] = d.get(p, 0) + n
+                for values, into in ((pitches, self._stencil_pitch), (sc[sel], self._stencil_cols)):
+                    if len(values):
+                        d = into.setdefault(b, {})
+                        u, k = np.unique(values, return_counts=True)
+                        for p, n in zip(u.tolist(), k.tolist(), strict=True):
+                            d[p] = d.get(p, 0) + n
         self.footprint.add(c["address"], c["size"], c["space"], self.nonlocal_mask)
         atomic = c["op"] == self.ops["atomic"]
         if atomic.any():
@@ -563,13 +586,19 @@ class PatternAccumulator:
                 self.req[k] = row.copy()
             else:
                 acc += row
-        local = ~nonlocal_req & ((req_ptr[1:] - req_ptr[:-1]) >= 2)
-        if local.any():
-            stride = lane_strides(order, req_ptr, address)[local]
-            pairs, counts = np.unique(np.stack([key[local], stride]), axis=1, return_counts=True)
+        # the step from a request's first lane to its second: a local tile's row pitch when read by
+        # column, a global buffer's row pitch when each lane walks its own row
+        multi = (req_ptr[1:] - req_ptr[:-1]) >= 2
+        if multi.any():
+            stride = lane_strides(order, req_ptr, address)[multi]
+            pairs, counts = np.unique(np.stack([key[multi], stride]), axis=1, return_counts=True)
             for (k, st), c in zip(pairs.T.tolist(), counts.tolist(), strict=True):
                 d = self.strides.setdefault(k, {})
                 d[st] = d.get(st, 0) + c
+            for k in np.unique(key[multi]).tolist():
+                d = self.strides[k]
+                if len(d) > 2 * STRIDES_KEEP:        # data-dependent steps: keep the common ones
+                    self.strides[k] = dict(sorted(d.items(), key=lambda kv: -kv[1])[:STRIDES_KEEP])
         # one address read by many work-items: uniform global-load requests, once per (wave, address)
         hot = uniform & is_load_global
         if hot.any():
@@ -592,7 +621,8 @@ class PatternAccumulator:
         n = len(site_keys)
         out = {c: np.zeros(n, np.int64) for c in SITE_COLUMNS}
         sites = (site_keys >> 8).astype(np.int64)
-        named = (("unaligned", "unaligned"), ("adjacent", "adjacent"), ("pairs", "distinct_item_addresses"))
+        named = (("unaligned", "unaligned"), ("adjacent", "adjacent"), ("loop_adjacent", "loop_adjacent"),
+                 ("pairs", "distinct_item_addresses"))
         for name, col in named:
             arr = self.site[name]
             out[col] = np.where(sites < len(arr), arr[np.minimum(sites, max(len(arr) - 1, 0))], 0) \
@@ -616,12 +646,14 @@ class PatternAccumulator:
         rows = []
         for b in sorted(self._stencil_rows):
             hist = self._stencil_rows[b]
-            pitch = self._stencil_pitch.get(b, {})
-            values = np.array(sorted(pitch))
-            counts = np.array([pitch[p] for p in sorted(pitch)])
-            rows.append({"buffer": b, "rows": _hist_median(np.arange(len(hist)), hist),
-                         "pitch": _hist_median(values, counts) if pitch else float("nan")})
-        lp.stencils = pd.DataFrame(rows, columns=["buffer", "rows", "pitch"])
+            med = {}
+            for name, hists in (("pitch", self._stencil_pitch), ("cols", self._stencil_cols)):
+                h = hists.get(b, {})
+                values = np.array(sorted(h))
+                counts = np.array([h[p] for p in sorted(h)])
+                med[name] = _hist_median(values, counts) if h else float("nan")
+            rows.append({"buffer": b, "rows": _hist_median(np.arange(len(hist)), hist), **med})
+        lp.stencils = pd.DataFrame(rows, columns=["buffer", "rows", "pitch", "cols"])
         return Patterns(df, lp)
 
 
@@ -663,6 +695,6 @@ def merge_patterns(parts: list[Patterns]) -> Patterns | None:
     st = pd.concat([p.launch.stencils for p in parts if len(p.launch.stencils)], ignore_index=True) \
         if any(len(p.launch.stencils) for p in parts) else None
     if st is not None:
-        lp.stencils = st.groupby("buffer", sort=True).agg(rows=("rows", "median"),
-                                                          pitch=("pitch", "median")).reset_index()
+        lp.stencils = st.groupby("buffer", sort=True).agg(rows=("rows", "median"), pitch=("pitch", "median"),
+                                                          cols=("cols", "median")).reset_index()
     return Patterns(merged[["site", *SITE_COLUMNS]], lp)

@@ -79,6 +79,8 @@ def launch_dict(res) -> dict:
          "memory": res.memory.memory.to_dict() if res.memory else {},
          "local_memory": res.memory.local_memory.to_dict() if res.memory else {},
          "sites": clean(res.per_site) if not res.per_site.empty else []}
+    if getattr(res, "machine", None) is not None:
+        d["machine_code"] = res.machine.to_dict()
     return d
 
 

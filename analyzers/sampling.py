@@ -43,7 +43,6 @@ import pandas as pd
 from analyzers.cache import CacheHierarchy
 from analyzers.memory import (
     _ADDR_MASK,
-    _COLUMNS,
     MEMORY_SPACES,
     SPACE_CODES,
     _batch_arrays,
@@ -51,7 +50,9 @@ from analyzers.memory import (
     _LaunchReplay,
     _lut,
     _take,
+    replay_columns,
 )
+from analyzers.texture_replay import TextureReplay
 from analyzers.waves import pack_factor
 from tracekit.trace.views import launch_groups, launch_view
 
@@ -207,7 +208,10 @@ class _BlockReplay:
         self.trace, self.launch, self.groups, self.per_block = trace, launch, groups, per_block
         self.chunk_rows = chunk_rows
         self.h = CacheHierarchy.from_target(target) if target.caches else None
-        self.lr = _LaunchReplay(target, self.h, group_size or None, patterns=False)
+        # image reads through the texture caches, as in the full replay
+        texture = TextureReplay.for_launch(trace, target, launch) if self.h is not None else None
+        self.columns = replay_columns(trace, target)
+        self.lr = _LaunchReplay(target, self.h, group_size or None, texture, patterns=False)
         self.levels = [c.name for c in target.caches]
         self.kernels: dict[str, int] = {}
 
@@ -219,7 +223,7 @@ class _BlockReplay:
     def run(self, first: int, last: int, counted: set[int]) -> list[dict]:
         """Replay blocks ``first..last`` (inclusive); return the counts of those in ``counted``."""
         g = self.groups[first * self.per_block:(last + 1) * self.per_block]
-        stream = _view_batches(self.trace, self.launch, g, _COLUMNS, self.chunk_rows, self.kernels)
+        stream = _view_batches(self.trace, self.launch, g, self.columns, self.chunk_rows, self.kernels)
         self.lr.groups_done = first * self.per_block
         out = []
         for chunk, _ in _chunks(stream, lambda _launch: self.per_block, self.chunk_rows):

@@ -53,7 +53,10 @@ def read_fields(res: LaunchResult, target) -> list[str]:
     fields += [f"{sec}.{name}" for sec, names in _SECTION_FIELDS.items() for name in names]
     loads = res.memory is not None and res.memory.traffic.load_requests > 0
     for c in target.caches:
-        fields.append(f"caches.{c.name}.bandwidth_bytes_per_cycle")
+        if getattr(c, "cost_unit", "bytes") == "request":  # priced per request, not by its bandwidth
+            fields.append(f"caches.{c.name}.lines_per_cycle")
+        else:
+            fields.append(f"caches.{c.name}.bandwidth_bytes_per_cycle")
         if loads:
             fields.append(f"caches.{c.name}.latency_cycles")
         fields.append(f"caches.{c.name}.size_bytes")
@@ -133,7 +136,7 @@ def _retargeted(mem: LaunchMemory | None, target) -> LaunchMemory | None:
 
 
 def _needs_replay(field: str) -> bool:
-    return field.startswith("caches.") and field.endswith(".size_bytes")
+    return field.startswith("caches.") and field.endswith((".size_bytes", ".lines_per_cycle"))
 
 
 def sensitivity(trace, target, *, factors: Iterable[float] = FACTORS, launches: Iterable[int] | None = None,

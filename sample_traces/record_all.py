@@ -99,6 +99,16 @@ SAMPLES = [
            [f"float[{N}]=rand:15", f"float[{N}]"], options="-DWORK=64"),
     Sample("all_lanes_branch", "lane_branch.cl", "all_lanes_branch", f"{N}", "64",
            [f"float[{N}]=rand:15", f"float[{N}]"], options="-DWORK=64"),
+    # The same 3x3 convolution and bilinear resize through buffers and through images (the
+    # texture path): 64 x 64 pixels in groups of 16 x 16; the resize goes from 64 x 64 to 96 x 96.
+    Sample("conv3x3_buffer", "conv2d.cl", "conv3x3_buffer", "64,64", "16,16",
+           ["float[4096]=rand:16", "float[4096]", "int:64", "int:64"]),
+    Sample("conv3x3_image", "conv2d.cl", "conv3x3_image", "64,64", "16,16",
+           ["img:r:float:64,64=rand:16", "img:r:float:64,64"]),
+    Sample("resize_bilinear_buffer", "resize.cl", "resize_bilinear_buffer", "96,96", "16,16",
+           ["float[4096]=rand:17", "float[9216]", "int:64", "int:64", "int:96", "int:96"]),
+    Sample("resize_bilinear_image", "resize.cl", "resize_bilinear_image", "96,96", "16,16",
+           ["img:r:float:64,64=rand:17", "img:r:float:96,96"]),
 ]
 
 

@@ -92,11 +92,23 @@ def adjacency(acc: pd.DataFrame, vector_bytes: int) -> pd.Series:
     return adj & (acc["size"] < vector_bytes) & (acc["op"] == "load")
 
 
+def loop_adjacency(acc: pd.DataFrame, vector_bytes: int) -> pd.Series:
+    """Per access: True for a narrow global load that starts where the item's previous narrow global load
+    at the same site ended (a loop walking memory)."""
+    narrow = (acc["space"] == "global") & (acc["op"] == "load") & (acc["size"] < vector_bytes)
+    g = acc[narrow]
+    prev_end = (g["address"] + g["size"]).groupby([g["group"], g["item"], g["site"]], sort=False).shift(1)
+    out = pd.Series(False, index=acc.index)
+    out[g.index] = (g["address"] == prev_end).to_numpy()
+    return out
+
+
 def stencil_rows(acc: pd.DataFrame) -> pd.DataFrame:
-    """Per global-load site set of one buffer: the median rows one item reads (2D stencil shape)."""
+    """Per global-load site set of one buffer: the median rows one item reads, row pitch and distinct
+    addresses per row (2D stencil shape)."""
     g = acc[(acc["space"] == "global") & (acc["op"] == "load")]
     if g.empty:
-        return pd.DataFrame(columns=["buffer", "rows", "pitch"])
+        return pd.DataFrame(columns=["buffer", "rows", "pitch", "cols"])
     buf = g["buffer"].fillna(-1).astype(np.int64) if "buffer" in g else pd.Series(-1, index=g.index)
     d = pd.DataFrame({"group": g["group"], "item": g["item"], "buffer": buf, "address": g["address"],
                       "size": g["size"]}).drop_duplicates(["group", "item", "buffer", "address"])
@@ -105,9 +117,11 @@ def stencil_rows(acc: pd.DataFrame) -> pd.DataFrame:
     d["big"] = gap > np.maximum(64, 4 * d["size"])
     d["gap"] = gap.where(d["big"])
     rows = d.groupby(["group", "item", "buffer"], sort=False).agg(rows=("big", "sum"), pitch=("gap",
-            "median"))
+            "median"), distinct=("address", "size"))
     rows["rows"] += 1
-    return rows.groupby("buffer").agg(rows=("rows", "median"), pitch=("pitch", "median")).reset_index()
+    rows["cols"] = rows["distinct"] / rows["rows"]
+    return rows.groupby("buffer").agg(rows=("rows", "median"), pitch=("pitch", "median"),
+                                      cols=("cols", "median")).reset_index()
 
 
 def site_facts(acc: pd.DataFrame, target, vector_bytes: int) -> pd.DataFrame:
@@ -119,6 +133,7 @@ def site_facts(acc: pd.DataFrame, target, vector_bytes: int) -> pd.DataFrame:
     f["buffer"] = (acc.groupby("site")["buffer"].first() if "buffer" in acc else np.nan)
     f["unaligned"] = (acc["address"] % acc["size"].clip(upper=4)).ne(0).groupby(acc["site"]).sum()
     f["adjacent"] = adjacency(acc, vector_bytes).groupby(acc["site"]).sum()
+    f["loop_adjacent"] = loop_adjacency(acc, vector_bytes).groupby(acc["site"]).sum()
     per_item = acc.drop_duplicates(["group", "item", "site", "address"]).groupby("site").size()
     f["rereads_per_item"] = f["accesses"] / per_item
     addr_items = acc.drop_duplicates(["group", "item", "site", "address"]).groupby(["site", "address"]).size()

@@ -17,6 +17,7 @@ from exec_model_helpers import (
 )
 
 from analyzers import analyze
+from tracekit.formats import open_trace
 from tracekit.targets import list_targets, load_target
 
 TARGETS = list_targets()
@@ -203,10 +204,10 @@ def test_sample_trace_verdicts(design, target):
 def test_sample_one_lane_branch_against_its_twin(target):
     """The kernel takes the branch in one item of every 32 (``(i & 31) == 0``)."""
     t = load_target(target)
-    w = t.simd.width
     one = analyze(_sample("one_lane_branch"), t).launches[0]
     every = analyze(_sample("all_lanes_branch"), t).launches[0]
     assert one.error is None and every.error is None, one.error or every.error
+    w = one.simd.layout.width   # the compiler's SIMD width where the trace has machine code
 
     def loop(res):   # sites a wave issues more than once: the branch body
         ps = res.per_site
@@ -231,3 +232,24 @@ def test_trace_without_instruction_counts_still_gets_a_latency_term():
     ev = launch.bound.evidence
     assert ev["dependent_chain_per_wave"] == 200 and ev["loads_in_flight_per_wave"] == 1.0
     assert launch.verdict == "latency"
+
+
+def test_result_answers_the_readme_questions_directly():
+    """README: ``result.verdict`` and ``result.time_s`` are attributes of the analysis result."""
+    res = analyze(open_trace("sample_traces/matmul_naive.tkt"), "adreno-640")
+    (launch,) = res.launches
+    assert res.verdict == launch.verdict == launch.bound.verdict
+    assert res.time_s == launch.time_s == launch.time_estimates["total_s"] > 0
+    # several launches: their times add up, the verdict is the longest launch's; a refused launch counts
+    # for neither
+    big = vector_add(n=4096, local=512)
+    small = few_items()
+    small.launch = 1
+    small.launch_row["launch"] = 1
+    intel = analyze(combine(big, small), "intel-hd530")
+    assert intel.launch(0).time_s is None and intel.time_s == pytest.approx(intel.launch(1).time_s)
+    assert intel.verdict == intel.launch(1).verdict
+    pvr = analyze(combine(big, small), "powervr-g6400")
+    longest = max(pvr.launches, key=lambda r: r.time_s)
+    assert pvr.time_s == pytest.approx(sum(r.time_s for r in pvr.launches))
+    assert pvr.verdict == longest.verdict

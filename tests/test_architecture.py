@@ -20,7 +20,7 @@ LAYERS = {
     "tracekit.errors": 0, "tracekit.files": 0,
     "tracekit.trace": 1,
     "tracekit.targets": 2, "tracekit.formats": 2,
-    "tracekit.recorder": 3, "tracekit.progress": 3,
+    "tracekit.recorder": 3, "tracekit.progress": 3, "tracekit.isa": 3,
     "analyzers": 4,
     "analyzers.rules": 5,
     "tracekit.report": 6, "tracekit.distributed": 6,

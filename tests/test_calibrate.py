@@ -171,16 +171,19 @@ def test_end_to_end_verdict_target(end_to_end):
 
 
 def test_recorded_ir_and_sass_instruction_counts(end_to_end):
-    """The ALU model's input against the machine's: IR issues per wave over SASS per warp.
+    """The instructions the ALU model prices against the machine's: IR issues per wave, address
+    arithmetic and loop control scaled by the H200's role factors, over SASS per warp.
 
-    Straight-line copies are within 10 %; the loops of the FMA chains run 3-4 IR instructions
-    per SASS instruction (loop control every iteration against nvcc's unrolled loop), and the
-    integer division is one IR instruction for a SASS sequence.
+    The FMA loops, which the IR ran 3-4 times too often (loop control every iteration against
+    nvcc's unrolled loop), come within 10 %; straight-line copies are about 10 % short (the thread
+    index is one IR call and three SASS instructions); the integer division is still one IR
+    instruction for a SASS sequence (its price, not its count, carries it).
     """
     w = end_to_end.wide().set_index("ncu_id")
     ratio = w["instructions_per_warp_model"].astype(float) / w["instructions_per_warp_hw"].astype(float)
-    assert ratio[[0, 5, 26, 27, 29]].between(0.9, 1.1).all()
-    assert ratio[24] > 3.5 and ratio[19] < 0.5
+    assert ratio[[13, 14, 24, 25]].between(0.9, 1.1).all()
+    assert ratio[[0, 5, 26, 27, 29]].between(0.85, 0.95).all()
+    assert ratio[19] < 0.5
 
 
 def test_committed_summary_is_current(end_to_end):

@@ -141,8 +141,13 @@ def test_compute_unit_shards_exact_per_unit_and_bounded_shared():
             assert (m["memory"]["requests"], m["memory"]["transactions"]) == \
                 (f["memory"]["requests"], f["memory"]["transactions"]), path.name
             assert m["local_memory"] == pytest.approx(f["local_memory"]), path.name
+            # a texture cache shared by a pair of units (PowerVR's TPU) is per unit in a shard, so
+            # the per-unit levels behind it see more texture misses on image traces
+            pair_shared = any(c.compute_units_per_instance > 1 for c in t.texture.caches)
             for cf, cm in zip(full.caches, merged.caches, strict=True):
-                if cf["scope"] == "compute_unit":
+                if cf["scope"] == "compute_unit" and pair_shared and m["memory"]["texture_caches"][0]["hits"]:
+                    assert cm["misses"] >= cf["misses"], (path.name, name)
+                elif cf["scope"] == "compute_unit":
                     assert (cm["hits"], cm["misses"]) == (cf["hits"], cf["misses"]), (path.name, name)
                 else:
                     worst_drop = max(worst_drop, cf["hit_rate"] - cm["hit_rate"])

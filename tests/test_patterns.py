@@ -32,7 +32,8 @@ def _compare(trace, target, chunk_rows=1 << 20):
         acc = ref.prepare(acc, target.simd.width)
         want = ref.site_facts(acc, target, 16).set_index("site")
         got = pats.sites.set_index("site").reindex(want.index)
-        for col in ("unaligned", "adjacent", "ideal_transactions", "misaligned_requests", "uniform_requests"):
+        for col in ("unaligned", "adjacent", "loop_adjacent", "ideal_transactions", "misaligned_requests",
+                    "uniform_requests"):
             assert (got[col].fillna(0).astype(int) == want[col].fillna(0).astype(int)).all(), col
         rereads = want["accesses"] / got["distinct_item_addresses"]
         np.testing.assert_allclose(rereads, want["rereads_per_item"])
@@ -47,6 +48,7 @@ def _compare(trace, target, chunk_rows=1 << 20):
         merged = st.merge(lp.stencils, on="buffer", how="outer", suffixes=("_ref", ""))
         np.testing.assert_allclose(merged["rows"].astype(float), merged["rows_ref"].astype(float))
         np.testing.assert_allclose(merged["pitch"].astype(float), merged["pitch_ref"].astype(float))
+        np.testing.assert_allclose(merged["cols"].astype(float), merged["cols_ref"].astype(float))
 
 
 @pytest.mark.parametrize("sample", SAMPLES)
@@ -75,7 +77,7 @@ def test_synthetic_stencil_misalignment_and_reuse():
     _compare(trace, target)
     pats = replay_memory(trace, target).patterns[0]
     st = pats.launch.stencils.set_index("buffer")
-    assert st.loc[0, "rows"] == 3 and st.loc[0, "pitch"] == 256
+    assert st.loc[0, "rows"] == 3 and st.loc[0, "pitch"] == 256 and st.loc[0, "cols"] == 1
     sites = pats.sites.set_index("site")
     assert sites.loc[5, "misaligned_requests"] > 0
     assert sites.loc[6, "distinct_item_addresses"] * 2 == 2 * 64 * 8
@@ -118,8 +120,8 @@ def test_merged_parts_give_the_whole_launch_counts():
     parts = [replay_memory(launch_view(trace, [0], g), target).patterns[0]
              for g in (groups[::2], groups[1::2])]
     merged = merge_patterns(parts)
-    exact = ["unaligned", "adjacent", "distinct_item_addresses", "ideal_transactions", "misaligned_requests",
-             "uniform_requests", "distinct_addresses", "local_slices"]
+    exact = ["unaligned", "adjacent", "loop_adjacent", "distinct_item_addresses", "ideal_transactions",
+             "misaligned_requests", "uniform_requests", "distinct_addresses", "local_slices"]
     w = whole.sites.set_index("site")[exact].sort_index()
     m = merged.sites.set_index("site")[exact].sort_index()
     assert (w == m).all().all()

@@ -117,6 +117,18 @@ def mix(*ops, options="", load_size=4):
     return k
 
 
+def promoted(fire):
+    """A float kernel whose update runs in double precision (widened, computed, narrowed), against
+    the same update in float."""
+    k = mix(("fp64_fma", 4) if fire else ("fp32_fma", 4))
+    if fire:
+        k.site_ops[20] = "fpext"
+        k.ops(20, "convert", count=2)
+        k.site_ops[21] = "fptrunc"
+        k.ops(21, "convert")
+    return k
+
+
 def divergent(fire):
     k = base()
     k.ops(2, "compare")
@@ -150,6 +162,7 @@ CASES = {
     "ADR-FP16": (["adreno"], lambda t: mix(("fp32_mul", 10), load_size=1),
                  lambda t: mix(("fp16_mul", 10), load_size=1)),
     "GEN-DIVERGENCE": (ALL, lambda t: divergent(True), lambda t: divergent(False)),
+    "GEN-FP64-IN-FLOAT": (ALL, lambda t: promoted(True), lambda t: promoted(False)),
 }
 
 

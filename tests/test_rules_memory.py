@@ -119,14 +119,23 @@ CASES = {
     "GEN-IMAGE-2D": (ALL, lambda t: stencil(True), lambda t: stencil(False)),
     "GEN-ATOMIC-HOT": (["powervr", "adreno", "intel"], lambda t: atomic(True), lambda t: atomic(False)),
     "GEN-PRIVATE-SPILL": (ALL, lambda t: spill(True), lambda t: spill(False)),
+    # the candidate only: whether the padding helps is the replay's to say (test_rules_recorded.py)
+    "GEN-PITCH-PAD": (ALL, lambda t: thrash(t, True), lambda t: thrash(t, True, pad=4)),
 }
 
 
-def thrash(t, fire, rows=64):
+def thrash(t, fire, rows=64, pad=0):
     """Column walk over a matrix whose rows lie a multiple of the largest cache apart (each line is
-    evicted before its next use), against the same walk over the matrix stored densely."""
+    evicted before its next use), against the same walk over the matrix stored densely; ``pad``
+    bytes added to the long pitch make it no whole number of lines."""
     cols = 64
-    pitch = 2 * max(c.size_bytes for c in t.caches) if fire else 4 * cols
+    pitch = 2 * max(c.size_bytes for c in t.caches) + pad if fire else 4 * cols
+    last = max(t.caches, key=lambda c: c.size_bytes)
+    if fire and last.index == "xor":
+        # a hashed level folds the upper line-address bits onto its set bits, so a power-of-two
+        # pitch spreads; rows at line * 2^b * (1 + 2^b) fold two equal chunks to zero instead
+        b = (last.size_bytes // (last.line_bytes * last.ways) - 1).bit_length()
+        pitch = last.line_bytes * (1 << b) * (1 + (1 << b)) + pad
     k = KernelBuilder(rows * cols // 8, 32)
     for j in range(8):
         k.load(1, lambda i, j=j: (i.gid % rows) * pitch + 4 * (j + 8 * (i.gid // rows)))

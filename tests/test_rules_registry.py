@@ -7,7 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
+import test_rules_images
 import test_rules_local_exec
+import test_rules_machine_code
 import test_rules_memory
 import test_rules_workgroup
 from rules_helpers import KernelBuilder, context_for
@@ -18,7 +20,8 @@ from analyzers.rules.doc import render
 ROOT = Path(__file__).resolve().parents[1]
 # The vendor guides live in shared/guides beside the repository checkout.
 GUIDE_DIR = Path(os.environ.get("TRACEKIT_GUIDES", Path(__file__).resolve().parents[2] / "shared" / "guides"))
-ALL_CASES = {**test_rules_workgroup.CASES, **test_rules_memory.CASES, **test_rules_local_exec.CASES}
+ALL_CASES = {**test_rules_workgroup.CASES, **test_rules_memory.CASES, **test_rules_local_exec.CASES,
+             **test_rules_images.CASES, **test_rules_machine_code.CASES}
 
 
 def test_at_least_forty_rules_each_with_a_firing_and_quiet_case():

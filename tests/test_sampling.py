@@ -32,10 +32,15 @@ def test_estimates_within_five_percent_of_full_replay(warmup_bytes):
     warm-up holds only for levels that see no late write-backs; the 64-group strided copy
     below is the counter-example, and so is a level behind a write-back cache that receives
     its evictions (Adreno 640's system cache behind its L2): those levels are checked under
-    the default warm-up only.
+    the default warm-up only.  So are the image samples: behind the texture caches their L2
+    sees only texture misses, whose few hits are lines the row of work-groups above fetched,
+    further back than one block (the estimate of adreno-640's L2 hit rate of 0.10 for the
+    image resize is 0.095 after a one-block warm-up).
     """
     checked = sampled = 0
     for path in sorted(SAMPLES.glob("*.tkt")):
+        if warmup_bytes == 1 and path.name.endswith("_image.tkt"):
+            continue
         trace = open_trace(path)
         launch, size = _launch(trace)
         for name in TARGETS:

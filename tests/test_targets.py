@@ -42,10 +42,22 @@ def test_every_number_of_a_shipped_target_has_a_source(name):
     for sec in ("simd", "local_memory", "dram", "occupancy"):
         missing += [f"{sec}.{f.name}" for f in fields(getattr(t, sec))
                     if f"{sec}.{f.name}" not in t.sources and f"{sec}.{f.name}" not in unread]
-    for c in t.caches:
+    missing += [] if "constant_loads" in t.sources else ["constant_loads"]
+    for k, c in enumerate(t.caches):
+        # only the first level is priced per request; the tag and bank rates only then
+        unread = ({"cost_unit"} if k else set()) | (
+            set() if c.cost_unit == "request" else {"lines_per_cycle", "data_banks", "data_bank_width_bytes"})
         missing += [f"caches.{c.name}.{f.name}" for f in fields(c)
-                    if f.name != "name" and f"caches.{c.name}.{f.name}" not in t.sources]
+                    if f.name not in unread | {"name"} and f"caches.{c.name}.{f.name}" not in t.sources]
+    if t.constant_cache is not None:
+        missing += [f"constant_cache.{f.name}" for f in fields(t.constant_cache)
+                    if f"constant_cache.{f.name}" not in t.sources]
     missing += [f"alu_cycles.{k}" for k in t.alu_cycles if f"alu_cycles.{k}" not in t.sources]
+    assert t.texture is not None  # every shipped target says how it reads images
+    missing += [f"texture.{k}" for k in ("tile_bytes", "tile_rows") if f"texture.{k}" not in t.sources]
+    for c in t.texture.caches:
+        missing += [f"texture_caches.{c.name}.{f.name}" for f in fields(c)
+                    if f.name != "name" and f"texture_caches.{c.name}.{f.name}" not in t.sources]
     assert missing == []
     assert all(s.strip() for s in t.sources.values())
     # assumed values carry their reason in the assumptions table as well
@@ -121,7 +133,9 @@ def test_adreno_guide_numbers(name):
     assert 8 * 4 // t.transaction_bytes == 2
     classes = t.math_classes
     assert classes["A"].cycles < classes["B"].cycles < classes["C"].cycles < classes["D"].cycles
-    assert t.alu_cycles["math_fabs"] == classes["A"].cycles
+    assert t.alu_cycles["math_ceil"] == classes["A"].cycles
+    # fabs, fmin and fmax are one ALU instruction each (ir3's absneg.f, min.f, max.f): below class A
+    assert t.alu_cycles["math_fabs"] == t.alu_cycles["math_fmax"] == t.alu_cycles["fp32_add"]
     assert t.alu_cycles["math_tan"] == classes["D"].cycles
     assert t.alu_cycles["math_native_sin"] < t.alu_cycles["math_sin"]
 
@@ -200,6 +214,18 @@ BAD = [
     ('ways = { value = 4, assumed', 'assoc = { value = 4, assumed', "caches.L1.assoc", "unknown key"),
     ('[dram]\n', '[dram]\nlatency_cycles = { value = 1, source = "x" }\n',
      "dram.latency_cycles", "unknown key"),
+    ('tile_bytes = { value = 128,', 'tile_bytes = { value = 96,', "texture.tile_bytes", "power of two"),
+    ('tile_rows = { value = 0,', 'tile_rows = { value = -1,', "texture.tile_rows", ">= 0"),
+    ('[texture]\n', '[texture]\nshared_with = { value = "L3", assumed = "x" }\n', "texture.shared_with",
+     "must name a level of [[caches]]"),
+    ('[texture]\n', '[texture]\nshared_with = { value = "L1", assumed = "x" }\n', "texture_caches",
+     "give no [[texture_caches]]"),
+    ('size_bytes = { value = 8192,', 'size_bytes = { value = 8000,', "texture_caches.TPU.ways", "divide"),
+    ('scope = { value = "compute_unit", source = "powervr-rogue-compute-recommendations.txt §Texture',
+     'scope = { value = "shared", source = "powervr-rogue-compute-recommendations.txt §Texture',
+     "texture_caches.TPU.scope", "must be compute_unit"),
+    ('compute_units_per_instance = { value = 2,', 'compute_units_per_instance = { value = 0,',
+     "texture_caches.TPU.compute_units_per_instance", "> 0"),
 ]
 
 
@@ -300,7 +326,9 @@ def test_docs_describe_every_schema_key():
     from tracekit.targets import schema as S
     doc = (Path(__file__).resolve().parents[1] / "docs" / "targets.md").read_text()
     for prefix, table in (("", S.TOP), ("simd.", S.SIMD), ("caches[].", S.CACHE),
-                          ("local_memory.", S.LOCAL_MEMORY), ("dram.", S.DRAM), ("occupancy.", S.OCCUPANCY)):
+                          ("local_memory.", S.LOCAL_MEMORY), ("dram.", S.DRAM), ("occupancy.", S.OCCUPANCY),
+                          ("texture.", S.TEXTURE), ("texture_caches[].", S.TEXTURE_CACHE),
+                          ("constant_cache.", S.CONSTANT_CACHE)):
         for key, spec in table.items():
             assert f"`{prefix}{key}`" in doc, key
             if spec.rule:
@@ -367,3 +395,24 @@ def test_cli_targets_show_marks_assumed_numbers():
     t = load_target("adreno-640")
     assumed = sum(1 for v in t.sources.values() if v.startswith("assumed:"))
     assert f"{assumed} of " in res.output and "numbers are ASSUMED" in res.output
+
+
+
+def test_texture_tile_shapes():
+    """A tile holds tile_bytes of texels in tile_rows rows, or as square as it can (tile_rows = 0)."""
+    adreno, pvr, h200 = (load_target(n).texture for n in ("adreno-640", "powervr-g6400", "nvidia-h200"))
+    assert [adreno.tile_shape(b) for b in (1, 4, 16)] == [(16, 4), (4, 4), (1, 4)]
+    assert [pvr.tile_shape(b) for b in (1, 4, 8, 16)] == [(16, 8), (8, 4), (4, 4), (4, 2)]
+    assert h200.tile_shape(4) == (16, 2) and h200.shared_with == "L1" and h200.caches == ()
+    assert load_target("powervr-g6400").texture.caches[0].compute_units_per_instance == 2
+
+
+def test_a_target_without_texture_section_still_loads(tmp_path):
+    text = target_path("adreno-640").read_text()
+    start, end = text.index("[texture]"), text.index("[local_memory]")
+    p = tmp_path / "old.toml"
+    p.write_text(text[:start] + text[end:])
+    assert load_target(p).texture is None
+    p.write_text(text[:start] + text[text.index("[[texture_caches]]"):])
+    with pytest.raises(TargetError, match="texture_caches.*needs a \\[texture\\] section"):
+        load_target(p)

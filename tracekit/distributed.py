@@ -92,16 +92,21 @@ def merge_replays(parts, target):
     """Sum the memory replays of one launch's compute units into one MemoryReplay."""
     from analyzers.memory import MemoryReplay
     from analyzers.patterns import merge_patterns
+    from analyzers.texture_replay import SITE_SUMS as TEXTURE_SUMS
+    from analyzers.texture_replay import add_rates
     parts = [p for p in parts if p is not None and p.accesses]
     if not parts:
         return None
     sites = pd.concat([p.per_site for p in parts], ignore_index=True)
     keys = ["kernel", "launch", "site", "space", "op"]
     sums = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved", "local_cycles"]
+    sums += [c for c in TEXTURE_SUMS if c in sites.columns]  # the texture path's counts add up too
+    extra = {c: (c, "max") for c in ("row_pitch_bytes", "item_rows", "item_columns") if c in sites.columns}
     sites = sites.assign(_deg=sites["conflict_degree_mean"].fillna(0) * sites["requests"])
     agg = sites.groupby(keys, sort=True).agg(
         **{c: (c, "sum") for c in sums}, _deg=("_deg", "sum"),
-        conflict_degree_max=("conflict_degree_max", "max")).reset_index()
+        conflict_degree_max=("conflict_degree_max", "max"), **extra).reset_index()
+    agg = add_rates(agg)
     req = agg["requests"].where(agg["requests"] > 0)
     agg["transactions_per_request"] = agg["transactions"] / req
     local = agg["space"] == "local"
@@ -120,6 +125,12 @@ def merge_replays(parts, target):
     if len(degrees):
         degrees = degrees.groupby(["launch", "site", "conflict_degree"], sort=True)["requests"].sum()
         degrees = degrees.reset_index()
+    texture = []
+    for i, lv in enumerate(parts[0].texture_caches):
+        hits = sum(p.texture_caches[i]["hits"] for p in parts)
+        misses = sum(p.texture_caches[i]["misses"] for p in parts)
+        texture.append({"level": lv["level"], "scope": lv["scope"], "hits": hits, "misses": misses,
+                        "hit_rate": hits / (hits + misses) if hits + misses else 0.0})
     launches = sorted({k for p in parts for k in p.patterns})
     patterns = {k: merge_patterns([p.patterns.get(k) for p in parts]) for k in launches}
     return MemoryReplay(
@@ -127,7 +138,7 @@ def merge_replays(parts, target):
         per_launch=pd.DataFrame(), caches=caches,
         dram_bytes_read=sum(p.dram_bytes_read for p in parts),
         dram_bytes_written=sum(p.dram_bytes_written for p in parts), conflict_degrees=degrees,
-        patterns=patterns)
+        texture_caches=texture, patterns=patterns)
 
 
 # -- client side ----------------------------------------------------------------------
@@ -222,6 +233,7 @@ def _by_unit(client, path, trace, targets, progress):
 
     from analyzers.analyze import AnalysisResult, analyze_launch
     from analyzers.geometry import launch_geometries
+    from analyzers.machine_code import kernels_for_target, launch_target
     from analyzers.memory_adapter import launch_memory
     from analyzers.waves import pack_factor
 
@@ -230,9 +242,13 @@ def _by_unit(client, path, trace, targets, progress):
     groups = {g.launch: client.submit(_launch_groups_task, path, g.launch, pure=False) for g in geos}
     groups = {k: f.result() for k, f in groups.items()}
     futures = {}
-    for ti, target in enumerate(targets):
-        units = max(1, target.compute_units)
+    # the machine code of each launch per target (Intel targets replay at the compiler's SIMD width)
+    code = [{g.launch: kernels_for_target(trace, t).get((g.kernel, g.build_options or "")) for g in geos}
+            for t in targets]
+    for ti, base in enumerate(targets):
+        units = max(1, base.compute_units)
         for g in geos:
+            target = launch_target(base, code[ti][g.launch])
             pack = pack_factor(target.simd, sizes[g.launch]) if sizes[g.launch] else 1
             for u, shard in enumerate(unit_shards(groups[g.launch], units, pack)):
                 if len(shard):
@@ -251,9 +267,10 @@ def _by_unit(client, path, trace, targets, progress):
     for ti, target in enumerate(targets):
         launches = []
         for g in geos:
-            merged = merge_replays(parts.get((ti, g.launch), []), target)
-            mem = launch_memory(merged, target, g.sample_scale, g.launch) if merged is not None else None
+            replayed = launch_target(target, code[ti][g.launch])
+            merged = merge_replays(parts.get((ti, g.launch), []), replayed)
+            mem = launch_memory(merged, replayed, g.sample_scale, g.launch) if merged is not None else None
             rows = trace.iter_batches("instructions", launches=[g.launch], runs=True)
-            launches.append(analyze_launch(g, target, rows, mem, site_table))
+            launches.append(analyze_launch(g, target, rows, mem, site_table, code[ti][g.launch]))
         out.append(AnalysisResult(path, target, launches, list(warnings)))
     return out

@@ -223,6 +223,14 @@ class Facts:
         parts[key] = max(0.0, parts[key] - max(0.0, seconds))
         return max(0.0, before - max(parts.values()))
 
+    def opcodes(self, sites) -> dict[int, str]:
+        """The LLVM opcode text of each of ``sites`` (``fpext``, ``call sin``; '' when unknown)."""
+        ps = self.result.per_site
+        if ps.empty or "opcode" not in ps:
+            return {int(s): "" for s in sites}
+        known = ps.drop_duplicates("site").set_index("site")["opcode"]
+        return {int(s): str(known.get(s)) if isinstance(known.get(s), str) else "" for s in sites}
+
     def line(self, site: int) -> tuple[str, int]:
         row = self.sites_lines.get(int(site))
         return row if row is not None else ("?", 0)

@@ -6,7 +6,9 @@ change applied (:func:`analyzers.whatif.what_if`, on the same head of work-group
 as the unchanged replay) and takes the difference of the two model times as the
 finding's gain.  A change that saves nothing turns the finding into a note, and one
 that makes the launch slower removes it: advice the model says would hurt is not
-given.  Replays are shared between findings that propose the same change.
+given.  A change marked ``speculative`` (a padded row pitch, whose effect depends on
+each cache's set mapping) is only a candidate: without a measured gain it is dropped.
+Replays are shared between findings that propose the same change.
 
 Fixes of one launch are also tried together.  Two bottlenecks can tie (a local-memory
 term and a cache term of the same size): removing either alone changes nothing, both
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from analyzers.rules.rule import Finding, severity_of
+from analyzers.rules.rule import GAIN_LOW, Finding, severity_of
 from analyzers.rules.runner import checklist_order
 from tracekit.errors import TracekitError
 
@@ -66,7 +68,8 @@ def price_by_replay(findings: list[Finding], results, trace, *,
         w = replay(f.target, f.launch, f.change)
         joint = together.get((f.target, f.launch, f.change.spec))
         if w is None:
-            out.append(f)
+            if not f.change.speculative:
+                out.append(f)
             continue
         if w.after.error:          # the fixed kernel would not run on this target
             continue
@@ -78,6 +81,8 @@ def price_by_replay(findings: list[Finding], results, trace, *,
             frac = joint[0]
             detail = {"with_the_other_fixes": joint[1], "time_without_this_fix_s": float(f"{joint[2]:.6g}"),
                       "time_with_all_fixes_s": float(f"{joint[3]:.6g}")}
+        if f.change.speculative and frac < GAIN_LOW:
+            continue               # a candidate the replay does not confirm
         total = totals.get((f.target, f.launch), 0.0)
         gain = float(f"{frac * total:.6g}")
         out.append(replace(f, estimated_gain_s=gain, estimated_gain_fraction=float(f"{min(frac, 1.0):.6g}"),

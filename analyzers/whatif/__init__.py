@@ -2,17 +2,19 @@
 
 A fix that changes where data lives or who reads it (pad a local array, make a
 wave's loads contiguous, drop a staging copy, merge neighbouring loads, change the
-work-group size, build with relaxed math) is estimated by *doing* it to the trace
-and replaying the result through the same model, not by a formula: the gain is the
-difference of the two model times, and the result says which bound moved.  A
-change that makes the launch slower says so, which is how the checklist avoids
-advice that would hurt.
+work-group size, build with relaxed math, read a buffer as an image) is estimated
+by *doing* it to the trace and replaying the result through the same model, not by
+a formula: the gain is the difference of the two model times, and the result says
+which bound moved.  A change that makes the launch slower says so, which is how the
+checklist avoids advice that would hurt.
 
 ``what_if(trace, target, change)`` takes a :class:`~analyzers.whatif.changes.Change`
 or its text form (``"pad-local=64:4"``, ``"coalesce=12"``, ``"drop-staging"``,
 ``"vector-loads"``, ``"work-group=64"``, ``"fast-math"``, ``"native-math"``,
-``"align=7"``, ``"keep-in-register=3"``, ``"no-private"``); see
-:func:`~analyzers.whatif.changes.parse_change`.
+``"align=7"``, ``"keep-in-register=3"``, ``"no-private"``, ``"fp32"``, ``"pad-pitch=0:2048:128"``,
+and the image changes of :mod:`analyzers.whatif.images`: ``"as-image=0"``,
+``"sampler-borders=26,27"``, ``"read-imageh"``, and ``"vector-loop-loads=5"`` of
+:mod:`analyzers.whatif.loops`); see :func:`parse_change`.
 
 Long launches are compared on the same head of their work-groups (both the
 unchanged and the changed replay), at most ``max_accesses`` accesses, so a what-if
@@ -22,7 +24,41 @@ there scales the full launch's estimate.
 
 from __future__ import annotations
 
-from analyzers.whatif.changes import CHANGES, Change, parse_change
-from analyzers.whatif.replay import WhatIf, what_if
+from analyzers.whatif import changes as _changes
+from analyzers.whatif import replay as _replay
+from analyzers.whatif.changes import Change, Combined, register
+from analyzers.whatif.images import IMAGE_CHANGES, parse_image_change
+from analyzers.whatif.loops import LOOP_CHANGES, parse_loop_change
+from analyzers.whatif.pitch import PadPitch
+from analyzers.whatif.precision import SinglePrecision
+from analyzers.whatif.replay import WhatIf
 
-__all__ = ["CHANGES", "Change", "WhatIf", "parse_change", "what_if"]
+register(SinglePrecision)
+register(PadPitch)
+
+#: Every change kind by name: the memory and launch changes, then the image and loop changes.
+CHANGES = {**_changes.CHANGES, **IMAGE_CHANGES, **LOOP_CHANGES}
+
+
+def parse_change(text) -> Change:
+    """A change from its text form (:func:`analyzers.whatif.changes.parse_change` for the memory,
+    precision, pitch and launch changes, :func:`analyzers.whatif.images.parse_image_change` for the
+    image ones); several joined with ``+`` are applied together."""
+    if isinstance(text, Change):
+        return text
+    if "+" in str(text):
+        return Combined(tuple(parse_change(part) for part in str(text).split("+")))
+    name, _, arg = str(text).strip().partition("=")
+    if name.strip() in IMAGE_CHANGES:
+        return parse_image_change(name.strip(), arg.strip(), str(text))
+    if name.strip() in LOOP_CHANGES:
+        return parse_loop_change(name.strip(), arg.strip(), str(text))
+    return _changes.parse_change(text)
+
+
+def what_if(trace, target, change, **options) -> list[WhatIf]:
+    """:func:`analyzers.whatif.replay.what_if` with every change kind's text form understood."""
+    return _replay.what_if(trace, target, parse_change(change), **options)
+
+__all__ = ["CHANGES", "Change", "Combined", "PadPitch", "SinglePrecision", "WhatIf", "parse_change",
+           "register", "what_if"]

@@ -18,7 +18,10 @@ literal, so a reader can check each against the advice it prices:
   served from the first;
 - :class:`NoPrivate`: private arrays live in registers (their accesses go);
 - :class:`WorkGroupSize`: the grid is cut into work-groups of another size;
-- :class:`FastMath` / :class:`NativeMath`: relaxed-math build, ``native_`` built-ins.
+- :class:`FastMath` / :class:`NativeMath`: relaxed-math build, ``native_`` built-ins;
+- in their own modules: :class:`~analyzers.whatif.precision.SinglePrecision` (double-precision
+  arithmetic done in float) and :class:`~analyzers.whatif.pitch.PadPitch` (a 2D buffer's rows
+  padded).
 """
 
 from __future__ import annotations
@@ -55,6 +58,9 @@ class Change:
 
     name = ""
     needs_replay = True   # False: only the execution models change (the memory replay is reused)
+    #: True: the fix is only a candidate the replay must confirm (a finding without a measured
+    #: gain is dropped, not kept as a note).
+    speculative = False
 
     @property
     def spec(self) -> str:
@@ -516,11 +522,17 @@ CHANGES = {c.name: c for c in (PadLocal, Coalesce, Align, DropStaging, VectorLoa
                               WorkGroupSize, FastMath, NativeMath)}
 
 
+def register(cls: type[Change]) -> type[Change]:
+    """Add a change kind defined in its own module (it parses its value with ``from_arg``)."""
+    CHANGES[cls.name] = cls
+    return cls
+
+
 def parse_change(text: str) -> Change:
     """A change from its text form: ``pad-local=ROW:PAD[:BUFFER]``, ``coalesce=BUFFER``,
     ``align=SITE``, ``drop-staging``, ``vector-loads[=BYTES]``, ``keep-in-register=SITE``,
-    ``no-private``, ``work-group=X[,Y[,Z]]``, ``fast-math``, ``native-math``; several joined
-    with ``+`` are applied together."""
+    ``no-private``, ``work-group=X[,Y[,Z]]``, ``fast-math``, ``native-math``, ``fp32[=SITES]``,
+    ``pad-pitch=BUFFER:PITCH:PAD``; several joined with ``+`` are applied together."""
     if isinstance(text, Change):
         return text
     if "+" in str(text):
@@ -564,6 +576,8 @@ def parse_change(text: str) -> Change:
         if any(x <= 0 for x in v):
             raise TracekitError(f"what-if '{text}': work-group sizes must be positive")
         return WorkGroupSize(tuple((v + [1, 1])[:3]))
+    if hasattr(CHANGES[name], "from_arg"):
+        return CHANGES[name].from_arg(text, ints)
     if arg:
         raise TracekitError(f"what-if '{name}' takes no value")
     return CHANGES[name]()

@@ -16,9 +16,9 @@ For every measured launch the same quantities are taken from both sides:
 * ``threads_per_instruction``: smsp__thread_inst_executed_per_inst_executed.ratio | SIMD
   utilisation x SIMD width;
 * ``instructions_per_warp``: smsp__inst_executed.sum over the launch's warps, when the export
-  has it | the trace's issues over its waves.  The two sides count different instruction sets
-  (SASS after nvcc, LLVM IR as Oclgrind ran it), so this shows how far the ALU model's input
-  is from the machine's, not a model output;
+  has it | the instructions the ALU model prices over the launch's waves: the trace's IR issues,
+  address arithmetic and loop control scaled by the target's role factors where it has them
+  (docs/model.md, "Instruction roles");
 * ``time_ns``: gpu__time_duration.sum | the model's launch time (``total_s`` of the time model);
 * ``dram_bytes``: dram__bytes_read.sum + dram__bytes_write.sum, when the export has them | DRAM
   bytes the replay moves during the launch: reads and write-backs, less the dirty data the
@@ -168,13 +168,16 @@ def _dram_bytes(r, target) -> float:
 
 
 def _issues_per_wave(r, width: int) -> float:
-    """The launch's instruction issues (scaled to the whole grid) over its waves."""
+    """The launch's instructions (scaled to the whole grid) over its waves: the issues the ALU
+    model prices, after the target's role factors (machine instructions per IR instruction of
+    address arithmetic and loop control, docs/model.md), where it has them."""
     geo = r.geometry
     if r.alu is None or r.alu.per_site.empty:
         return np.nan
     groups = geo.total_groups or geo.num_groups
     waves = groups * -(-int(np.prod(geo.local_size)) // width)
-    return float(r.alu.per_site["issues"].sum()) / waves if waves else np.nan
+    issues = r.alu.instructions or float(r.alu.per_site["issues"].sum())
+    return issues / waves if waves else np.nan
 
 
 def _absorbing_hit_rate(level: dict, target) -> float:

@@ -33,7 +33,7 @@ LABELS = {
     "shared_wavefronts_per_request": "shared-memory wavefronts per request (loads)",
     "shared_store_wavefronts_per_request": "shared-memory wavefronts per request (stores)",
     "threads_per_instruction": "threads per instruction (SIMD efficiency)",
-    "instructions_per_warp": "instructions per warp (recorded IR against SASS)",
+    "instructions_per_warp": "instructions per warp (IR at machine level against SASS)",
     "time_ns": "launch time",
     "dram_bytes": "DRAM bytes (read + written)",
     "verdict": "verdict (speed-of-light bottleneck)",

@@ -20,6 +20,7 @@ def register_all(app: typer.Typer) -> None:
     from tracekit.cli import analyze as analyze_cmds
     from tracekit.cli import calibrate as calibrate_cmds
     from tracekit.cli import compare as compare_cmds
+    from tracekit.cli import isa as isa_cmds
     from tracekit.cli import jobs as jobs_cmds
     from tracekit.cli import record as record_cmds
     from tracekit.cli import scale as scale_cmds
@@ -34,6 +35,7 @@ def register_all(app: typer.Typer) -> None:
     analyze_cmds.register(app)
     calibrate_cmds.register(app)
     scale_cmds.register(app)
+    isa_cmds.register(app)
 
 
 app = typer.Typer(

@@ -23,7 +23,8 @@ Every launch of a host program (C, C++, Python with pyopencl):
 
 --arg syntax: float[N] (zeros), float[N]=1.5, float[N]=rand[:SEED[:LO:HI]],
 int[N]=range[:START[:STEP]], float[N]=@x.npy or @x.npy, int:42, float4:1,2,3,4,
-local:BYTES or local:float[256].  See docs/recording.md.
+local:BYTES or local:float[256], img:rgba:float:W,H[=INIT] (image1d/2d/3d by the number of sizes),
+sampler:ADDRESSING,FILTER[,normalized].  See docs/recording.md.
 """
 
 
@@ -52,6 +53,9 @@ def register(app: typer.Typer) -> None:
         align: Annotated[int, typer.Option(
             "--align", help="alignment of global buffer base addresses (bytes)")] = 4096,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="print nothing on success")] = False,
+        isa: Annotated[bool, typer.Option(
+            "--isa/--no-isa", help="also build the kernels for the Intel targets with ocloc and keep "
+                                   "their machine code in the trace")] = True,
     ) -> None:
         from tracekit.recorder import record_command, record_kernel
 
@@ -74,6 +78,20 @@ def register(app: typer.Typer) -> None:
                                   "a host program sets these itself")
             result = record_command(items, out, sample=sample, alignment=align)
         _report(result, quiet)
+        if isa:
+            _machine_code(result.path, quiet)
+
+
+def _machine_code(path, quiet: bool) -> None:
+    """Build the recorded kernels for the Intel targets; a failure only costs the Intel
+    targets their machine-code model (they fall back to the IR model), never the trace."""
+    from tracekit.isa.attach import attach
+    build = attach(path, strict=False)
+    for note in build.notes:
+        typer.secho("note: " + note.replace("\n", "\n  "), fg="yellow", err=True)
+    if build.kernels and not quiet:
+        widths = ", ".join(sorted({f"{k.target} {k.kernel} SIMD{k.simd_width}" for k in build.kernels}))
+        typer.echo(f"machine code for the Intel targets: {widths}")
 
 
 def _report(result, quiet: bool) -> None:

@@ -62,6 +62,18 @@ def _field_rows(t: Target) -> list[tuple[str, str, str]]:
             if key in t.sources:
                 rows.append((key, _num(getattr(c, name)), _cite(t, key)))
         rows.append((f"caches.{c.name}.sets", str(c.sets), "derived: size_bytes / (line_bytes x ways)"))
+    if t.texture is not None:
+        for name in ("tile_bytes", "tile_rows", "shared_with"):
+            key = f"texture.{name}"
+            if key in t.sources:
+                rows.append((key, _num(getattr(t.texture, name)), _cite(t, key)))
+        for c in t.texture.caches:
+            for name in c.__dataclass_fields__:
+                key = f"texture_caches.{c.name}.{name}"
+                if key in t.sources:
+                    rows.append((key, _num(getattr(c, name)), _cite(t, key)))
+            rows.append((f"texture_caches.{c.name}.sets", str(c.sets),
+                         "derived: size_bytes / (line_bytes x ways)"))
     for op, cyc in t.alu_cycles.items():
         key = f"alu_cycles.{op}"
         rows.append((key, _num(cyc), _cite(t, key)))

@@ -7,7 +7,9 @@ One ``--arg`` per kernel argument, in order (docs/recording.md has the table):
   ``float[4096]=rand`` / ``rand:SEED`` / ``rand:SEED:LO:HI`` (seeded uniform),
   ``float[1024]=@x.npy`` or just ``@x.npy`` (contents of a NumPy file);
 * scalars: ``int:1024``, ``float:0.5``, ``float4:1,2,3,4``;
-* local memory: ``local:4096`` (bytes) or ``local:float[256]``.
+* local memory: ``local:4096`` (bytes) or ``local:float[256]``;
+* images and samplers: ``img:rgba:float:64,64=rand`` and ``sampler:clamp_to_edge,nearest``
+  (:mod:`.argspec_images`).
 
 Element types are OpenCL's: char uchar short ushort int uint long ulong half
 float double, optionally with a vector width 2, 3, 4, 8 or 16.
@@ -17,12 +19,13 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from tracekit.errors import RecordError
+from tracekit.recorder.argspec_images import parse_image, parse_sampler
+from tracekit.recorder.argvalue import ArgValue
 
 _BASE = {"char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16,
          "int": np.int32, "uint": np.uint32, "long": np.int64, "ulong": np.uint64,
@@ -31,24 +34,6 @@ _NP_TO_CL = {np.dtype(v).str: k for k, v in _BASE.items()}
 _TYPE_RE = re.compile(r"^(char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)?$")
 _BUF_RE = re.compile(r"^(\w+)\[(\d*)\](?:=(.*))?$")
 MAX_BUFFER_BYTES = 1 << 30
-
-
-@dataclass
-class ArgValue:
-    """One resolved kernel argument: what the launch host needs to set it."""
-
-    kind: str                 # "buffer" | "scalar" | "local"
-    type: str                 # OpenCL type name ("float", "uint4"); "" for local
-    nbytes: int
-    data: np.ndarray | None = None  # buffer contents or scalar bytes (None: zeros)
-    text: str = ""
-
-    def describe(self) -> str:
-        if self.kind == "local":
-            return f"local memory, {self.nbytes} bytes"
-        if self.kind == "scalar":
-            return f"{self.type} scalar"
-        return f"{self.type} buffer, {self.nbytes} bytes"
 
 
 def _type(name: str, where: str) -> tuple[np.dtype, int, int]:
@@ -150,6 +135,10 @@ def parse_arg(text: str, index: int, base_dir: Path = Path(".")) -> ArgValue:
     """Parse one ``--arg`` value; errors name the argument and what was expected."""
     where = f"--arg {index} '{text}'"
     text = text.strip()
+    if text.startswith("img:"):
+        return parse_image(text, where, base_dir, _fill)
+    if text.startswith("sampler:"):
+        return parse_sampler(text, where)
     if text.startswith("local:"):
         spec = text[6:]
         m = _BUF_RE.match(spec)
@@ -212,4 +201,5 @@ def parse_arg(text: str, index: int, base_dir: Path = Path(".")) -> ArgValue:
         data = np.array(vals + [0] * (mem - lanes), dtype=dtype)
         return ArgValue("scalar", type_name, data.nbytes, data, text)
     raise RecordError(f"{where}: not a buffer, scalar or local-memory argument",
-                      hint="examples: float[1024]=rand, int:1024, local:4096 (see docs/recording.md)")
+                      hint="examples: float[1024]=rand, int:1024, local:4096, img:rgba:float:64,64=rand, "
+                           "sampler:clamp_to_edge,nearest (see docs/recording.md)")

@@ -16,8 +16,9 @@ import numpy as np
 import pyarrow as pa
 
 from tracekit.recorder import stream
+from tracekit.recorder.convert_images import ImageColumns, image_arguments, image_call_lanes
 from tracekit.recorder.layout import DeviceLayout
-from tracekit.trace import schema
+from tracekit.trace import footprint, schema
 from tracekit.trace.store import TraceWriter
 
 #: The plugin's space and op codes (stream.h) are positions in these lists, so an
@@ -44,8 +45,12 @@ class LaunchState:
     opclasses: pa.Array
     layout: dict
     vector_sites: bool = False
+    images: ImageColumns | None = None  # the launch's image arguments, if it has any
     kernel_dictionary: pa.Array | None = None
     end: dict | None = None
+    #: What the whole grid touched, per buffer (sampled launches; the plugin's FOOTPRINT records)
+    footprint: list[footprint.BufferFootprint] = field(default_factory=list)
+    granule_bytes: int = 0
     diagnostics: list[str] = field(default_factory=list)
     errors: int = 0
     unmapped: int = 0
@@ -91,6 +96,8 @@ class Converter:
             if self.current is not None:
                 self.current.end = stream.parse_json(rec.payload)
                 self.current = None
+        elif rec.type == stream.FOOTPRINT:
+            self._footprint(rec)
         elif rec.type == stream.LOG:
             level, text = stream.parse_log(rec.payload)
             target = self._launch(rec.launch)
@@ -100,6 +107,18 @@ class Converter:
                 target.errors += level == "error"
                 if len(target.diagnostics) < MAX_DIAGNOSTICS:
                     target.diagnostics.append(f"{level}: {text}")
+
+    def _footprint(self, rec: stream.Record) -> None:
+        """One buffer's whole-grid footprint, placed at the buffer's device address."""
+        st = self._launch(rec.launch)
+        handle, granule, read, written = stream.parse_footprint(rec.payload)
+        alloc = self.layout.live.get(handle)
+        if st is None or alloc is None:
+            return  # a buffer the layout does not know has no device address to place it at
+        arg = st.arg_slots[handle] if handle < len(st.arg_slots) - 1 else -1
+        st.granule_bytes = granule
+        st.footprint.append(footprint.BufferFootprint(alloc.base, alloc.size, read, written,
+                                                      int(arg) if arg >= 0 else None))
 
     def _launch(self, launch: int) -> LaunchState | None:
         for s in reversed(self.launches):
@@ -121,12 +140,14 @@ class Converter:
         args = np.full(len(base), -1, dtype=np.int32)
         for handle, (idx, _name) in arg_of.items():
             args[handle] = idx
+        images = image_arguments(info["args"])
         state = LaunchState(
             launch=launch, kernel=kernel, info=info, base_slots=base, arg_slots=args,
             site_opclass=np.array([lookup[c] for c in sites["opclass"]], dtype=np.int32),
-            site_lanes=np.array(sites["lanes"], dtype=np.int64),
+            site_lanes=image_call_lanes(sites["opcode"], sites["lanes"]),
             opclasses=pa.array(names, pa.string()), layout=self.layout.describe(arg_of),
-            vector_sites=any(n != 1 for n in sites["lanes"]),
+            vector_sites=bool((image_call_lanes(sites["opcode"], sites["lanes"]) != 1).any()),
+            images=ImageColumns(images) if images else None,
             kernel_dictionary=pa.array([kernel], pa.string()))
         self.launches.append(state)
         self.current = state
@@ -148,6 +169,8 @@ class Converter:
                 "file": pa.array(files, pa.string()),
                 "line": pa.array(sites["line"], pa.int32()),
                 "column": pa.array(sites["column"], pa.int32()),
+                "role": pa.array([r or None for r in sites.get("role", [None] * len(sites["opcode"]))],
+                                 pa.string()),
             }))
         return candidate
 
@@ -212,6 +235,11 @@ class Converter:
         # buffers) lands on the extra last slot, base 0 and no argument.
         nb = len(st.base_slots) - 1
         slot = out.take("slot", np.intp, n)
+        image_cols = None
+        if st.images is not None:  # image rows carry their sampler above the buffer number
+            is_image = (kind & 7) == stream.SPACE_IMAGE
+            image_cols = st.images.columns(offset, buf, size, is_image)
+            buf = np.where(is_image, buf & 0xFFFF, buf)
         np.minimum(buf, nb, out=slot, casting="unsafe")
         address = np.take(st.base_slots, slot, out=out.take("address", np.uint64, n), mode="clip")
         address += offset
@@ -221,8 +249,8 @@ class Converter:
             st.unmapped += unplaced - int(np.count_nonzero(buf == stream.LAYOUT32))
         seq = out.take("seq", np.int64, n)
         seq[:] = b.seq
-        space = np.bitwise_and(kind, 3, out=out.take("space", np.int32, n), casting="unsafe")
-        op = np.right_shift(kind, 2, out=out.take("op", np.int32, n), casting="unsafe")
+        space = np.bitwise_and(kind, 7, out=out.take("space", np.int32, n), casting="unsafe")
+        op = np.right_shift(kind, stream.KIND_OP_SHIFT, out=out.take("op", np.int32, n), casting="unsafe")
         cols = self._common(st, group, item, site)
         cols.update(
             seq=pa.array(seq),
@@ -232,6 +260,9 @@ class Converter:
             size=pa.array(size),
             buffer=_nullable_int32(arg) if n and arg.min() < 0 else pa.array(arg),
         )
+        if image_cols is not None:
+            cols.update(image_cols)
+            return pa.RecordBatch.from_pydict(cols, schema=schema.ACCESSES_WITH_IMAGES)
         return pa.RecordBatch.from_pydict(cols, schema=schema.ACCESSES)
 
     def _instructions(self, st: LaunchState, b: stream.GroupBlock, group: np.ndarray) -> pa.RecordBatch:
@@ -276,6 +307,11 @@ class Converter:
             "work_dim": info["work_dim"], "num_groups": info["num_groups"],
             "global_offset": info["global_offset"], "args": info["args"],
         }
+        if st.footprint:
+            meta["footprint"] = footprint.encode(st.granule_bytes, st.footprint)
+        if st.images is not None:
+            bases = {b["arg"]: b["base"] for b in st.layout["global_buffers"] if "arg" in b}
+            meta["images"] = [i.describe(bases.get(i.arg)) for i in st.images.images]
         if host_exit_code is not None:
             meta["host_exit_code"] = host_exit_code
         meta.update(extra)

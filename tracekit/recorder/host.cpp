@@ -9,6 +9,8 @@
 //   arg buffer TYPE NBYTES PATH|-      (- : zero-filled)
 //   arg scalar TYPE NBYTES HEXBYTES
 //   arg local NBYTES
+//   arg image ORDER TYPE IMAGE-TYPE W H D NBYTES PATH|-   (rgba float image2d 64 64 1 ...)
+//   arg sampler ADDRESSING FILTER normalized|unnormalized
 //
 // Problems the user can fix are printed as one line starting with
 // "TRACEKIT-ERROR <kind>:" (kinds: build, kernel, args, launch, input),
@@ -28,6 +30,8 @@ struct Arg
 {
   std::string kind, type, path, hex;
   size_t bytes = 0;
+  std::string order, itype, addressing, filter, coords;  // images and samplers
+  size_t dims[3] = {1, 1, 1};
 };
 
 struct Launch
@@ -98,6 +102,13 @@ static Launch parse(const std::string& path)
         ls >> a.bytes;
       else if (a.kind == "scalar")
         ls >> a.type >> a.bytes >> a.hex;
+      else if (a.kind == "sampler")
+        ls >> a.addressing >> a.filter >> a.coords;
+      else if (a.kind == "image")
+      {
+        ls >> a.order >> a.type >> a.itype >> a.dims[0] >> a.dims[1] >> a.dims[2] >> a.bytes;
+        a.path = rest();
+      }
       else
       {
         ls >> a.type >> a.bytes;
@@ -154,6 +165,29 @@ static bool known(const std::string& t)
     }
   }
   return false;
+}
+
+// OpenCL's enum for a channel order / channel type / addressing mode named as
+// tracekit/recorder/argspec_images.py writes them; 0 when unknown.
+static cl_uint clEnum(const std::string& name)
+{
+  static const struct { const char* name; cl_uint value; } table[] = {
+    {"r", CL_R}, {"a", CL_A}, {"rg", CL_RG}, {"ra", CL_RA}, {"rgb", CL_RGB}, {"rgba", CL_RGBA},
+    {"bgra", CL_BGRA}, {"argb", CL_ARGB}, {"intensity", CL_INTENSITY}, {"luminance", CL_LUMINANCE},
+    {"rx", CL_Rx}, {"rgx", CL_RGx}, {"rgbx", CL_RGBx},
+    {"snorm_int8", CL_SNORM_INT8}, {"snorm_int16", CL_SNORM_INT16}, {"unorm_int8", CL_UNORM_INT8},
+    {"unorm_int16", CL_UNORM_INT16}, {"signed_int8", CL_SIGNED_INT8}, {"signed_int16", CL_SIGNED_INT16},
+    {"signed_int32", CL_SIGNED_INT32}, {"unsigned_int8", CL_UNSIGNED_INT8},
+    {"unsigned_int16", CL_UNSIGNED_INT16}, {"unsigned_int32", CL_UNSIGNED_INT32},
+    {"half_float", CL_HALF_FLOAT}, {"float", CL_FLOAT},
+    {"none", CL_ADDRESS_NONE}, {"clamp_to_edge", CL_ADDRESS_CLAMP_TO_EDGE}, {"clamp", CL_ADDRESS_CLAMP},
+    {"repeat", CL_ADDRESS_REPEAT}, {"mirrored_repeat", CL_ADDRESS_MIRRORED_REPEAT},
+    {"nearest", CL_FILTER_NEAREST}, {"linear", CL_FILTER_LINEAR},
+  };
+  for (const auto& e : table)
+    if (name == e.name)
+      return e.value;
+  return 0;
 }
 
 static std::vector<unsigned char> unhex(const std::string& h)
@@ -214,6 +248,7 @@ int main(int argc, char** argv)
          "  signature: " + L.kernel + "(" + signature(kernel, nargs) + ")");
 
   std::vector<cl_mem> buffers;
+  std::vector<cl_sampler> samplers;
   for (cl_uint i = 0; i < nargs; i++)
   {
     const Arg& a = L.args[i];
@@ -223,7 +258,62 @@ int main(int argc, char** argv)
     std::string where = "argument " + std::to_string(i) + " (" + desc + ")";
     bool isPtr = !ktype.empty() && ktype.back() == '*';
     std::string base = isPtr ? ktype.substr(0, ktype.size() - 1) : ktype;
-    if (a.kind == "buffer")
+    bool isImage = ktype.rfind("image", 0) == 0;
+    if (isImage && a.kind != "image")
+      fail("args", where + " is an image, but --arg " + std::to_string(i) + " gives a " + a.kind +
+                     "; give img:ORDER:TYPE:W,H[=INIT]");
+    if (ktype == "sampler_t" && a.kind != "sampler")
+      fail("args", where + " is a sampler, but --arg " + std::to_string(i) + " gives a " + a.kind +
+                     "; give sampler:ADDRESSING,FILTER");
+    if (a.kind == "image")
+    {
+      std::string want = a.itype + "_t";
+      if (ktype != want)
+        fail("args", where + (isImage ? " is an " + ktype : std::string(" is not an image")) + ", but --arg " +
+                       std::to_string(i) + " gives an " + a.itype + " (" + std::to_string(a.dims[0]) + "x" +
+                       std::to_string(a.dims[1]) + "x" + std::to_string(a.dims[2]) + ")");
+      cl_kernel_arg_access_qualifier access = CL_KERNEL_ARG_ACCESS_NONE;
+      clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(access), &access, NULL);
+      cl_mem_flags flags = access == CL_KERNEL_ARG_ACCESS_READ_ONLY    ? CL_MEM_READ_ONLY
+                           : access == CL_KERNEL_ARG_ACCESS_WRITE_ONLY ? CL_MEM_WRITE_ONLY
+                                                                       : CL_MEM_READ_WRITE;
+      std::vector<unsigned char> data(a.bytes, 0);
+      if (a.path != "-")
+      {
+        std::string raw = readFile(a.path);
+        if (raw.size() != a.bytes)
+          fail("input", "initial data file " + a.path + " has " + std::to_string(raw.size()) +
+                          " bytes, expected " + std::to_string(a.bytes));
+        memcpy(data.data(), raw.data(), a.bytes);
+      }
+      cl_image_format format = {clEnum(a.order), clEnum(a.type)};
+      cl_image_desc desc;
+      memset(&desc, 0, sizeof(desc));
+      desc.image_type = a.itype == "image1d"   ? CL_MEM_OBJECT_IMAGE1D
+                        : a.itype == "image3d" ? CL_MEM_OBJECT_IMAGE3D
+                                               : CL_MEM_OBJECT_IMAGE2D;
+      desc.image_width = a.dims[0];
+      desc.image_height = a.dims[1];
+      desc.image_depth = a.dims[2];
+      cl_mem m = clCreateImage(ctx, flags | CL_MEM_COPY_HOST_PTR, &format, &desc, data.data(), &err);
+      if (err != CL_SUCCESS)
+        fail("args", "cannot create the image of " + where + " (" + a.order + ":" + a.type + ", " +
+                       std::to_string(a.dims[0]) + "x" + std::to_string(a.dims[1]) + "x" +
+                       std::to_string(a.dims[2]) + "): OpenCL error " + std::to_string(err));
+      buffers.push_back(m);
+      check(clSetKernelArg(kernel, i, sizeof(cl_mem), &m), "clSetKernelArg");
+    }
+    else if (a.kind == "sampler")
+    {
+      if (ktype != "sampler_t")
+        fail("args", where + " is not a sampler, but --arg " + std::to_string(i) + " gives a sampler");
+      cl_sampler smp = clCreateSampler(ctx, a.coords == "normalized" ? CL_TRUE : CL_FALSE,
+                                       clEnum(a.addressing), clEnum(a.filter), &err);
+      check(err, "clCreateSampler");
+      samplers.push_back(smp);
+      check(clSetKernelArg(kernel, i, sizeof(cl_sampler), &smp), "clSetKernelArg");
+    }
+    else if (a.kind == "buffer")
     {
       if (aq != CL_KERNEL_ARG_ADDRESS_GLOBAL && aq != CL_KERNEL_ARG_ADDRESS_CONSTANT)
         fail("args", where + " is not a __global or __constant pointer, but --arg " + std::to_string(i) +
@@ -275,6 +365,8 @@ int main(int argc, char** argv)
 
   for (cl_mem m : buffers)
     clReleaseMemObject(m);
+  for (cl_sampler smp : samplers)
+    clReleaseSampler(smp);
   clReleaseKernel(kernel);
   clReleaseProgram(prog);
   clReleaseCommandQueue(queue);

@@ -59,6 +59,18 @@ def write_description(tmp: Path, source: Path, kernel: str, options: str, global
             lines.append(f"arg local {a.nbytes}")
         elif a.kind == "scalar":
             lines.append(f"arg scalar {a.type} {a.nbytes} {a.data.tobytes().hex()}")
+        elif a.kind == "sampler":
+            addressing, filt, coords = a.type.split(",")
+            lines.append(f"arg sampler {addressing} {filt} {coords}")
+        elif a.kind == "image":
+            path = "-"
+            if a.data is not None:
+                p = tmp / f"arg{i}.bin"
+                p.write_bytes(a.data.tobytes())
+                path = str(p)
+            order, ctype = a.type.split(":")
+            w, h, d = a.image_dims
+            lines.append(f"arg image {order} {ctype} {a.image_type} {w} {h} {d} {a.nbytes} {path}")
         else:
             path = "-"
             if a.data is not None:

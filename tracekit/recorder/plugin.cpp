@@ -14,7 +14,8 @@
 // each launch's end waits until everything before it is written.
 //
 // Environment: TRACEKIT_FD (descriptor to write to) or TRACEKIT_OUT (path),
-// TRACEKIT_SAMPLE (see sampler.h).
+// TRACEKIT_SAMPLE (see sampler.h).  A sampled launch also reports what its whole
+// grid touched (footprint.h), in FOOTPRINT records before its LAUNCH_END.
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/uio.h>
@@ -43,7 +44,10 @@
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Module.h"
 
+#include "footprint.h"
+#include "image.h"
 #include "opclass.h"
+#include "roles.h"
 #include "sampler.h"
 #include "sitemap.h"
 #include "stream.h"
@@ -241,6 +245,11 @@ struct alignas(128) ThreadState  // aligned: threads never share a cache line of
   uint64_t offsetMask = 0;
   std::unordered_map<const Memory*, SpaceLayout> layouts;
   DoneGroup* freeNodes = nullptr;  // this thread's share of emptied hand-over nodes
+  // The image call being executed (work-item, site, earlier executions of the site)
+  // and the texels it has read so far, at most the 2 x 2 x 2 of a 3-D linear filter.
+  const ItemState* imgItem = nullptr;
+  uint32_t imgSite = 0, imgCall = 0, imgSampler = 0, imgTexels = 0;
+  uint64_t texels[8];
 };
 // Per-thread state lives behind a plain (constant-initialised) thread_local
 // pointer: a thread_local object with a constructor would make every access on
@@ -338,12 +347,16 @@ public:
 
   void memoryLoad(const Memory* m, const WorkItem* wi, size_t addr, size_t size) override
   {
+    if (m_footprintOn)
+      touch(m, addr, size, true, false);
     if (recording())
       access(m, wi, addr, size, OP_LOAD);
   }
   void memoryStore(const Memory* m, const WorkItem* wi, size_t addr, size_t size,
                    const uint8_t*) override
   {
+    if (m_footprintOn)
+      touch(m, addr, size, false, true);
     if (recording())
       access(m, wi, addr, size, OP_STORE);
   }
@@ -352,6 +365,8 @@ public:
   void memoryAtomicLoad(const Memory* m, const WorkItem* wi, AtomicOp, size_t addr,
                         size_t size) override
   {
+    if (m_footprintOn)
+      touch(m, addr, size, true, true);
     if (recording())
       access(m, wi, addr, size, OP_ATOMIC);
   }
@@ -367,9 +382,15 @@ private:
   std::atomic<bool> m_broken{false};  // set by the writer thread
   ByteSink m_out;
   Sampler m_sampler;
+  // The whole grid's footprint, kept while a sampled launch runs (footprint.h).
+  FootprintTable m_footprint;
+  bool m_footprintOn = false;
+  std::unordered_map<uint64_t, uint64_t> m_bufferBytes;  // live global buffers
   SiteMap m_sites;
-  std::vector<uint8_t> m_siteSpace;
+  std::vector<uint8_t> m_siteSpace;  // address space, or SITE_IMAGE_READ/WRITE (image.h)
+  std::vector<ImageArg> m_images;     // the launch's image arguments
   std::vector<uint8_t> m_siteCounted;
+  std::vector<Role> m_siteRole;  // roles.h: address, loop control or neither
   int32_t m_launch = -1;
   bool m_active = false;
   Size3 m_local;
@@ -437,6 +458,15 @@ private:
   }
 
   void access(const Memory* m, const WorkItem* wi, size_t addr, size_t size, uint8_t op);
+  void touch(const Memory* m, size_t addr, size_t size, bool read, bool written)
+  {
+    unsigned as = m->getAddressSpace();
+    if (as == AddrSpaceGlobal || as == AddrSpaceConstant)
+      m_footprint.touch(m->extractBuffer(addr), m->extractOffset(addr), size, read, written);
+  }
+  void emitFootprintLocked();
+  bool imageTexel(ThreadState* t, const ItemState* st, const WorkItem* wi, uint32_t site, uint8_t kind,
+                  size_t buf, uint64_t& offset, size_t& size, uint32_t& buffer);
   void startThreadLaunch();
   void emitBatchLocked();
   void drainLocked(bool all);
@@ -517,10 +547,18 @@ void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t s
   uint8_t space;
   if (as == AddrSpaceGlobal || as == AddrSpaceConstant)
   {
-    bool constant = as == AddrSpaceConstant ||
-                    (site != SiteMap::NONE && m_siteSpace[site] == AddrSpaceConstant);
-    space = constant ? SPACE_CONSTANT : SPACE_GLOBAL;
-    buffer = (uint32_t)buf;
+    uint8_t ss = site != SiteMap::NONE ? m_siteSpace[site] : 0;
+    if (__builtin_expect(ss >= SITE_IMAGE_READ, 0))
+    {
+      if (!imageTexel(t, st, wi, site, ss, buf, offset, size, buffer))
+        return;  // another channel of a texel this call already read
+      space = SPACE_IMAGE;
+    }
+    else
+    {
+      space = as == AddrSpaceConstant || ss == AddrSpaceConstant ? SPACE_CONSTANT : SPACE_GLOBAL;
+      buffer = (uint32_t)buf;
+    }
   }
   else
   {
@@ -548,8 +586,40 @@ void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t s
   d.site.p[r] = site;
   d.buf.p[r] = buffer;
   d.size.p[r] = (uint16_t)std::min<size_t>(size, 0xFFFF);
-  d.kind.p[r] = (uint8_t)(space | (op << 2));
+  d.kind.p[r] = (uint8_t)(space | (op << KIND_OP_SHIFT));
   t->accRows = r + 1;
+}
+
+// One row per texel of each image call: Oclgrind reads an image channel by channel
+// and a linear filter's footprint once per channel (image.h), so a load of a texel
+// the call has already read is dropped (false).  Otherwise the access becomes the
+// whole texel, and ``buffer`` carries the image's buffer and the read's sampler.
+// A call is told from the next one at the same site by the site's execution count,
+// which only grows once the call has finished.
+__attribute__((noinline)) bool Recorder::imageTexel(ThreadState* t, const ItemState* st, const WorkItem* wi,
+                                                    uint32_t site, uint8_t kind, size_t buf, uint64_t& offset,
+                                                    size_t& size, uint32_t& buffer)
+{
+  uint32_t bytes = (uint32_t)size;
+  for (const ImageArg& img : m_images)
+    if (img.buffer == buf)
+      bytes = img.texelBytes;
+  uint64_t texel = bytes ? offset / bytes : offset;
+  uint32_t call = st->counts[site];
+  if (t->imgItem != st || t->imgSite != site || t->imgCall != call)
+  {
+    t->imgItem = st, t->imgSite = site, t->imgCall = call, t->imgTexels = 0;
+    t->imgSampler = kind == SITE_IMAGE_READ ? samplerOf(wi, wi->getCurrentInstruction()) : 0;
+  }
+  for (uint32_t i = 0; i < t->imgTexels; i++)
+    if (t->texels[i] == texel)
+      return false;
+  if (t->imgTexels < 8)
+    t->texels[t->imgTexels++] = texel;
+  offset = texel * bytes;
+  size = bytes;
+  buffer = (uint32_t)(buf & 0xFFFF) | (t->imgSampler << 16);
+  return true;
 }
 
 void Recorder::memoryAllocated(const Memory* m, size_t addr, size_t size, cl_mem_flags flags,
@@ -560,6 +630,7 @@ void Recorder::memoryAllocated(const Memory* m, size_t addr, size_t size, cl_mem
   {
     uint64_t payload[3] = {(uint64_t)m->extractBuffer(addr), (uint64_t)size, (uint64_t)flags};
     std::lock_guard<std::mutex> lock(m_mutex);
+    m_bufferBytes[payload[0]] = size;
     m_out.record(REC_ALLOC, m_launch, payload, sizeof(payload));
     return;
   }
@@ -581,6 +652,7 @@ void Recorder::memoryDeallocated(const Memory* m, size_t addr)
   {
     uint64_t payload[1] = {(uint64_t)m->extractBuffer(addr)};
     std::lock_guard<std::mutex> lock(m_mutex);
+    m_bufferBytes.erase(payload[0]);
     m_out.record(REC_FREE, m_launch, payload, sizeof(payload));
     return;
   }
@@ -640,6 +712,7 @@ void Recorder::workGroupBegin(const WorkGroup* wg)
   t.lastAccItem = 0;
   t.accInOrder = true;
   t.decodeMem = nullptr;
+  t.imgItem = nullptr;
   auto it = t.layouts.find(wg->getLocalMemory());
   if (it != t.layouts.end())
   {
@@ -1006,12 +1079,25 @@ std::string Recorder::launchJson(const KernelInvocation* ki)
   const Kernel* k = ki->getKernel();
   const Program* p = k->getProgram();
   std::map<unsigned, uint64_t> argBuffer;
+  std::map<unsigned, std::string> argExtra;  // image and sampler arguments
   for (auto it = k->values_begin(); it != k->values_end(); ++it)
   {
     if (const llvm::Argument* a = llvm::dyn_cast<llvm::Argument>(it->first))
     {
-      if (a->getType()->isPointerTy() && it->second.size == sizeof(size_t))
-        argBuffer[a->getArgNo()] = m_context->getGlobalMemory()->extractBuffer(it->second.getPointer());
+      unsigned i = a->getArgNo();
+      std::string type = k->getArgumentTypeName(i).str();
+      if (isImageType(type) && it->second.size == sizeof(Image*) && *(Image**)it->second.data)
+      {
+        const Image* img = *(Image**)it->second.data;
+        uint64_t buf = m_context->getGlobalMemory()->extractBuffer(img->address);
+        argBuffer[i] = buf;
+        argExtra[i] = ",\"image\":" + imageJson(img, buf, k->getArgumentAccessQualifier(i));
+      }
+      else if (type == "sampler_t" && it->second.size == sizeof(size_t) && it->second.getPointer())
+        argExtra[i] = ",\"sampler\":" +
+                      std::to_string(((const llvm::ConstantInt*)it->second.getPointer())->getZExtValue());
+      else if (a->getType()->isPointerTy() && it->second.size == sizeof(size_t))
+        argBuffer[i] = m_context->getGlobalMemory()->extractBuffer(it->second.getPointer());
     }
   }
   std::string j = "{\"kernel\":" + jsonString(k->getName());
@@ -1038,10 +1124,13 @@ std::string Recorder::launchJson(const KernelInvocation* ki)
     auto b = argBuffer.find(i);
     if (b != argBuffer.end() && (aq == CL_KERNEL_ARG_ADDRESS_GLOBAL || aq == CL_KERNEL_ARG_ADDRESS_CONSTANT))
       j += ",\"buffer\":" + std::to_string(b->second);
+    auto x = argExtra.find(i);
+    if (x != argExtra.end())
+      j += x->second;
     j += "}";
   }
   j += "],\"sites\":{";
-  std::string op, cls, file, line, col, lanes;
+  std::string op, cls, file, line, col, lanes, role;
   const std::vector<const llvm::Instruction*>& insts = m_sites.instructions();
   for (size_t s = 0; s < insts.size(); s++)
   {
@@ -1052,13 +1141,14 @@ std::string Recorder::launchJson(const KernelInvocation* ki)
     op += sep + jsonString(opcodeText(inst));
     cls += sep + jsonString(c);
     lanes += sep + std::to_string(l);
+    role += sep + std::string("\"") + roleName(m_siteRole[s]) + "\"";
     const llvm::DILocation* loc = inst->getDebugLoc().get();
     file += sep + (loc ? jsonString(loc->getFilename().str()) : std::string("null"));
     line += sep + (loc ? std::to_string(loc->getLine()) : std::string("null"));
     col += sep + (loc ? std::to_string(loc->getColumn()) : std::string("null"));
   }
   j += "\"opcode\":[" + op + "],\"opclass\":[" + cls + "],\"lanes\":[" + lanes + "],\"file\":[" + file +
-       "],\"line\":[" + line + "],\"column\":[" + col + "]}}";
+       "],\"line\":[" + line + "],\"column\":[" + col + "],\"role\":[" + role + "]}}";
   return j;
 }
 
@@ -1071,18 +1161,44 @@ void Recorder::kernelBegin(const KernelInvocation* ki)
   m_sites.build(fn->getParent());
   m_siteSpace.assign(m_sites.size(), 0);
   m_siteCounted.assign(m_sites.size(), 1);
+  m_siteRole.assign(m_sites.size(), Role::None);
+  {
+    auto roles = instructionRoles(fn->getParent());
+    for (size_t s = 0; s < m_sites.size(); s++)
+    {
+      auto r = roles.find(m_sites.instructions()[s]);
+      if (r != roles.end())
+        m_siteRole[s] = r->second;
+    }
+  }
   for (size_t s = 0; s < m_sites.size(); s++)
   {
     const llvm::Instruction* inst = m_sites.instructions()[s];
     unsigned lanes;
-    m_siteSpace[s] = (uint8_t)pointerSpace(inst);
+    uint8_t img = imageSiteKind(inst);
+    m_siteSpace[s] = img ? img : (uint8_t)pointerSpace(inst);
     m_siteCounted[s] = !classify(inst, lanes).empty();
+  }
+  m_images.clear();
+  const Kernel* kern = ki->getKernel();
+  for (auto it = kern->values_begin(); it != kern->values_end(); ++it)
+  {
+    const llvm::Argument* a = llvm::dyn_cast<llvm::Argument>(it->first);
+    if (a && isImageType(kern->getArgumentTypeName(a->getArgNo()).str()) && it->second.size == sizeof(Image*) &&
+        *(Image**)it->second.data)
+    {
+      const Image* img = *(Image**)it->second.data;
+      m_images.push_back({(uint32_t)m_context->getGlobalMemory()->extractBuffer(img->address), texelBytes(img)});
+    }
   }
   m_local = ki->getLocalSize();
   m_itemsPerGroup = m_local.x * m_local.y * m_local.z;
   m_groups = ki->getNumGroups();
   m_sampler.start(m_groups.x * m_groups.y * m_groups.z);
   m_nextGroup = m_sampler.next(0);
+  m_footprintOn = m_sampler.mode != Sampler::ALL;
+  if (m_footprintOn)
+    m_footprint.start(m_bufferBytes);
   m_groupsRecorded = 0;
   m_localBytes = 0;
   for (auto& [group, d] : m_pending)  // none, unless the last launch was cut short
@@ -1098,6 +1214,7 @@ void Recorder::kernelEnd(const KernelInvocation* ki)
   std::lock_guard<std::mutex> lock(m_mutex);
   absorbLocked();  // every worker has handed over its groups by now
   drainLocked(true);
+  emitFootprintLocked();
   std::string j = "{\"groups_recorded\":" + std::to_string(m_groupsRecorded) +
                   ",\"total_groups\":" + std::to_string(m_sampler.total) +
                   ",\"local_mem_bytes\":" + std::to_string(m_localBytes.load()) + "}";
@@ -1105,6 +1222,32 @@ void Recorder::kernelEnd(const KernelInvocation* ki)
   m_active = false;
   flushLocked();
   waitWrittenLocked();  // a launch that ended is on the pipe, whatever happens next
+}
+
+// One FOOTPRINT record per buffer the sampled launch touched (stream.h).
+void Recorder::emitFootprintLocked()
+{
+  if (!m_footprintOn)
+    return;
+  m_footprintOn = false;
+  const auto& bufs = m_footprint.buffers();
+  for (size_t b = 0; b < bufs.size(); b++)
+  {
+    const BufferFootprint& f = bufs[b];
+    bool any = false;
+    for (size_t w = 0; w < f.read.size() && !any; w++)
+      any = f.read[w] || f.written[w];
+    if (!any)
+      continue;
+    ByteSink payload;
+    payload.put<uint64_t>(b);
+    payload.put<uint64_t>(FootprintTable::GRANULE);
+    payload.put<uint64_t>(f.granules);
+    payload.raw(f.read.data(), f.read.size() * 8);
+    payload.raw(f.written.data(), f.written.size() * 8);
+    m_out.record(REC_FOOTPRINT, m_launch, payload.bytes.data(), payload.bytes.size());
+  }
+  m_footprint.clear();
 }
 
 } // namespace tracekit

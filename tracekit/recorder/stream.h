@@ -25,17 +25,26 @@ enum RecordType : uint32_t
   REC_ALLOC = 4,         // u64 buffer, u64 size, u64 flags (global memory)
   REC_FREE = 5,          // u64 buffer
   REC_LOG = 6,           // u32 message type, u32 zero, text
+  REC_FOOTPRINT = 7,     // sampled launches only, before LAUNCH_END (footprint.h):
+                         // u64 buffer, u64 granule bytes, u64 granules, then the read
+                         // and the written bitmaps, u64[ceil(granules / 64)] each
 };
 
 // GROUPS payload: u64 n_groups, u64 n_acc, u64 n_ins, then columns, each padded to 8:
 //   group u64[n_groups], accesses per group u64[n_groups], counts per group u64[n_groups],
 //   offset u64[n_acc], item u32[n_acc], seq u32[n_acc], site u32[n_acc], buffer u32[n_acc],
-//   size u16[n_acc], kind u8[n_acc] (space | op << 2),
+//   size u16[n_acc], kind u8[n_acc] (space | op << 3),
 //   count u64[n_ins], item u32[n_ins], site u32[n_ins], items u32[n_ins].
 // Rows are in canonical order: by group, then item, then the item's own order
 // (``seq``).  ``buffer`` is Oclgrind's buffer number for global and constant
 // accesses, 0xFFFFFFFE for a local or private access placed in its layout
 // (offset already includes the allocation's base) and 0xFFFFFFFF when unknown.
+// An image access (space SPACE_IMAGE) is one texel: ``offset`` is the texel's
+// first byte in the image's buffer, ``size`` the texel's bytes, the low 16 bits
+// of ``buffer`` the image's buffer number (Oclgrind numbers global buffers in 16
+// bits) and bits 16-23 the sampler of a read: IMAGE_SAMPLER_SET | Oclgrind's
+// sampler bits (CLK_ADDRESS_*, CLK_FILTER_*, CLK_NORMALIZED_COORDS_TRUE); 0 for
+// a write.
 // An instruction-count row stands for ``items`` consecutive work-items from
 // ``item`` on, each with that count at that site (trace v1's runs).
 // Space and op codes are the positions in trace v1's SPACES and OPS lists
@@ -46,7 +55,10 @@ enum Space : uint8_t
   SPACE_LOCAL = 1,
   SPACE_CONSTANT = 2,
   SPACE_PRIVATE = 3,
+  SPACE_IMAGE = 4,
 };
+static const unsigned KIND_OP_SHIFT = 3;
+static const uint32_t IMAGE_SAMPLER_SET = 0x80;
 enum Op : uint8_t
 {
   OP_LOAD = 0,

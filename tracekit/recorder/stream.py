@@ -20,11 +20,14 @@ from tracekit.errors import RecordError
 
 MAGIC = b"TKTRACE1"
 _HEADER = struct.Struct("<IiQ")
-LAUNCH_BEGIN, GROUPS, LAUNCH_END, ALLOC, FREE, LOG = 1, 2, 3, 4, 5, 6
+LAUNCH_BEGIN, GROUPS, LAUNCH_END, ALLOC, FREE, LOG, FOOTPRINT = 1, 2, 3, 4, 5, 6, 7
 #: Sentinel the plugin writes for "no site" / "no buffer".
 NONE32 = 0xFFFFFFFF
 #: Buffer number of a local or private access already placed in its layout.
 LAYOUT32 = 0xFFFFFFFE
+#: stream.h: the space code of an image row, and where an access's op sits in its kind byte.
+SPACE_IMAGE = 4
+KIND_OP_SHIFT = 3
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 
@@ -48,7 +51,7 @@ class GroupBlock:
     site: np.ndarray    # uint32
     buffer: np.ndarray  # uint32 (Oclgrind buffer number; LAYOUT32 local/private; NONE32 unmapped)
     size: np.ndarray    # uint16
-    kind: np.ndarray    # uint8: space | op << 2
+    kind: np.ndarray    # uint8: space | op << 3
     count: np.ndarray   # uint64
     ins_item: np.ndarray  # uint32
     ins_site: np.ndarray  # uint32
@@ -107,6 +110,16 @@ def parse_alloc(payload: bytes) -> tuple[int, int, int]:
 
 def parse_free(payload: bytes) -> int:
     return struct.unpack_from("<Q", payload, 0)[0]
+
+
+def parse_footprint(payload: bytes | memoryview) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """(buffer, granule bytes, read bits, written bits): one bool per granule of the buffer."""
+    buf, granule, granules = struct.unpack_from("<QQQ", payload, 0)
+    words = (granules + 63) // 64
+    maps = np.frombuffer(payload, dtype="<u8", count=2 * words, offset=24).view(np.uint8)
+    read, written = (np.unpackbits(m, count=granules, bitorder="little").astype(bool)
+                     for m in (maps[:8 * words], maps[8 * words:]))
+    return buf, granule, read, written
 
 
 def parse_log(payload: bytes) -> tuple[str, str]:

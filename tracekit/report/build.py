@@ -27,6 +27,7 @@ from tracekit.report.model import (
     TargetInfo,
     sort_findings,
 )
+from tracekit.report.sections import machine_view, texture_view
 from tracekit.report.views import coalescing_rows, conflict_rows, histogram_rows, hot_sites, roofline_view
 
 
@@ -176,6 +177,8 @@ def launch_view(r, target, info: LaunchFacts | None, sites: dict,
         from analyzers.result_dict import lane_ops
         ops = lane_ops(r)
     view.roofline = roofline_view(ops, _finite(te.get("alu_s")), view.time_s, view.dram_bytes, target)
+    view.texture = texture_view(r, target)
+    view.machine_code = machine_view(r, info.source if info else None)
     return view
 
 

@@ -154,6 +154,9 @@ class LaunchOnTarget:
     #: The verdict's term over the largest other term, and that term (how clear the call is).
     verdict_margin: float | None = None
     runner_up: str = ""
+    #: The texture path and the compiler's machine code (tracekit.report.sections), where they apply.
+    texture: Any = None
+    machine_code: Any = None
 
     @property
     def top_finding(self) -> FindingView | None:

@@ -19,7 +19,9 @@ from tracekit.files import check_input
 from tracekit.targets import schema as S
 from tracekit.targets.model import (
     CacheLevel,
+    ConstantCacheSpec,
     DramSpec,
+    IsaSpec,
     LaunchCosts,
     LocalMemorySpec,
     MathClass,
@@ -27,6 +29,8 @@ from tracekit.targets.model import (
     PeakInput,
     SimdSpec,
     Target,
+    TextureCacheLevel,
+    TextureSpec,
 )
 from tracekit.trace.schema import OPCLASSES, is_opclass
 
@@ -164,7 +168,8 @@ class _Parser:
     def target(self, doc: dict) -> Target:
         known = set(S.IDENTITY) | set(S.TOP) | set(S.SECTIONS) | set(S.OPTIONAL_SECTIONS) | {
             "caches", "alu_cycles", "alu_cycles_fast_math", "issue_pipes", "peak_throughput", "math_classes",
-            "assumptions", "rule_thresholds"}
+            "assumptions", "rule_thresholds", "texture", "texture_caches", "isa", "ir_machine_factors",
+            "constant_cache", "ir_role_factors"}
         if "extra" in doc:
             raise self.fail("extra", "no longer read: its tables are typed sections now "
                                      "(simd.pack_slot_min_items, [alu_cycles_fast_math], [issue_pipes], "
@@ -190,6 +195,12 @@ class _Parser:
         peaks = self.peak_rows(doc.get("peak_throughput", []))
         math_classes = self.math_classes(doc.get("math_classes", {}))
         limits = self.rule_thresholds(doc.get("rule_thresholds", {}))
+        texture = self.texture(doc.get("texture"), doc.get("texture_caches"), caches)
+        constant = self.constant_cache(doc.get("constant_cache"), top.get("constant_loads", "caches"), caches,
+                                       texture)
+        isa = IsaSpec(**self.section(doc["isa"], S.ISA, "isa")) if "isa" in doc else None
+        factors = self.section(doc.get("ir_machine_factors", {}), S.IR_MACHINE_FACTORS, "ir_machine_factors")
+        role_factors = self.section(doc.get("ir_role_factors", {}), S.IR_ROLE_FACTORS, "ir_role_factors")
         self.free_assumptions(doc.get("assumptions", {}))
         return Target(
             name=doc["name"], vendor=doc["vendor"], family=doc["family"],
@@ -197,7 +208,8 @@ class _Parser:
             local_memory=LocalMemorySpec(**local), dram=DramSpec(**dram),
             occupancy=OccupancySpec(**occ), alu_cycles=alu, alu_cycles_fast_math=fast, issue_pipes=pipes,
             launch=LaunchCosts(**launch), peak_throughput=peaks, math_classes=math_classes,
-            rule_thresholds=limits,
+            rule_thresholds=limits, texture=texture, isa=isa, ir_machine_factors=factors,
+            constant_cache=constant, ir_role_factors=role_factors,
             sources=self.sources, assumptions=self.assumptions, unsupported=self.unsupported, **top,
         )
 
@@ -231,12 +243,82 @@ class _Parser:
             if size % line or (size // line) % ways:
                 raise self.fail(f"{label}.ways", f"{S.CACHE['ways'].rule}: size_bytes {size}, "
                                                  f"line_bytes {line}, ways {ways}")
+            if v.get("cost_unit") == "request" and not v.get("lines_per_cycle"):
+                raise self.fail(f"{label}.lines_per_cycle",
+                                "cost_unit = request needs lines_per_cycle (the distinct lines the tag stage "
+                                "looks up per cycle)")
             sector = v.get("sector_bytes", 0)
             if sector < 0 or (sector and (sector & (sector - 1) or line % sector)):
                 raise self.fail(f"{label}.sector_bytes", f"{S.CACHE['sector_bytes'].rule}, got {sector} "
                                                          f"with line_bytes {line}")
             out.append(CacheLevel(name=name, **v))
         return tuple(out)
+
+    def constant_cache(self, table, path: str, caches: tuple[CacheLevel, ...],
+                       texture: TextureSpec | None) -> ConstantCacheSpec | None:
+        """``[constant_cache]``: required with ``constant_loads = "constant_cache"``, refused otherwise."""
+        if path != "constant_cache":
+            if table is not None:
+                raise self.fail("constant_cache", 'a [constant_cache] section needs constant_loads = '
+                                                  '"constant_cache"')
+            return None
+        if table is None:
+            raise self.fail("constant_cache", 'constant_loads = "constant_cache" needs a [constant_cache] '
+                                              'section')
+        if texture is not None and texture.caches:
+            raise self.fail("constant_cache", "a constant cache beside [[texture_caches]] is not modelled; "
+                                              "give one of the two")
+        v = self.section(table, S.CONSTANT_CACHE, "constant_cache")
+        line, size, ways = v["line_bytes"], v["size_bytes"], v["ways"]
+        if size % line or (size // line) % ways:
+            raise self.fail("constant_cache.ways", f"{S.CONSTANT_CACHE['ways'].rule}: size_bytes {size}, "
+                                                   f"line_bytes {line}, ways {ways}")
+        names = [c.name for c in caches]
+        if v["next"] not in names:
+            raise self.fail("constant_cache.next", f"{S.CONSTANT_CACHE['next'].rule}; got '{v['next']}', "
+                                                   f"levels: {', '.join(names)}")
+        return ConstantCacheSpec(**v)
+
+    def texture(self, table, levels, caches: tuple[CacheLevel, ...]) -> TextureSpec | None:
+        """``[texture]`` and its ``[[texture_caches]]`` (both optional, but not one without the other)."""
+        if table is None:
+            if levels is not None:
+                raise self.fail("texture_caches", "needs a [texture] section (tile_bytes, tile_rows)")
+            return None
+        v = self.section(table, S.TEXTURE, "texture")
+        shared = v.get("shared_with", "")
+        if shared and shared not in {c.name for c in caches}:
+            raise self.fail("texture.shared_with", f"{S.TEXTURE['shared_with'].rule}; got '{shared}', "
+                                                   f"levels: {', '.join(c.name for c in caches)}")
+        if levels is None:
+            levels = []
+        if not isinstance(levels, list):
+            raise self.fail("texture_caches", "must be a list of [[texture_caches]] tables, nearest first")
+        if shared and levels:
+            raise self.fail("texture_caches", f"texture.shared_with names the data cache '{shared}' as the "
+                                              "texture cache: give no [[texture_caches]] as well")
+        if not shared and not levels:
+            raise self.fail("texture_caches", "give at least one [[texture_caches]] level, or "
+                                              "texture.shared_with naming the data cache that serves images")
+        out, seen = [], {c.name for c in caches}
+        for i, lv in enumerate(levels):
+            if not isinstance(lv, dict):
+                raise self.fail(f"texture_caches[{i}]", "must be a table")
+            name = lv.get("name")
+            if not isinstance(name, str) or not name.strip():
+                raise self.fail(f"texture_caches[{i}].name", "required string field is missing or empty")
+            if name in seen:
+                raise self.fail(f"texture_caches[{i}].name", f"duplicate cache name '{name}'")
+            seen.add(name)
+            label = f"texture_caches.{name}"
+            c = self.section({k: x for k, x in lv.items() if k != "name"}, S.TEXTURE_CACHE, label)
+            line, size, ways = c["line_bytes"], c["size_bytes"], c["ways"]
+            if size % line or (size // line) % ways:
+                raise self.fail(f"{label}.ways", f"{S.TEXTURE_CACHE['ways'].rule}: size_bytes {size}, "
+                                                 f"line_bytes {line}, ways {ways}")
+            out.append(TextureCacheLevel(name=name, **c))
+        return TextureSpec(tile_bytes=v["tile_bytes"], tile_rows=v["tile_rows"], caches=tuple(out),
+                           shared_with=shared)
 
     def occupancy(self, table) -> dict:
         v = self.section(table, S.OCCUPANCY, "occupancy")

@@ -60,10 +60,90 @@ class CacheLevel:
     write_allocate: bool = True
     latency_cycles: float = 0.0
     bandwidth_bytes_per_cycle: float = 0.0   # per instance (per CU for compute_unit scope)
+    #: How a line picks its set: "modulo" (line address mod sets) or "xor" (the upper
+    #: line-address bits XOR-folded onto the set bits first, as hashed GPU caches do).
+    index: str = "modulo"
+    #: What the level's throughput term counts: "bytes" (at bandwidth_bytes_per_cycle) or
+    #: "request": per SIMD request the larger of its distinct lines / lines_per_cycle (the
+    #: tag stage) and its data-bank wavefronts (data_banks words of data_bank_width_bytes
+    #: a cycle); only the first level is priced per request.
+    cost_unit: str = "bytes"
+    lines_per_cycle: float = 0.0
+    data_banks: int = 0
+    data_bank_width_bytes: int = 4
 
     @property
     def sets(self) -> int:
         return self.size_bytes // (self.line_bytes * self.ways)
+
+
+@dataclass(frozen=True)
+class ConstantCacheSpec:
+    """The per-unit read-only cache that serves ``__constant`` loads (NVIDIA's constant cache).
+
+    Constant loads look their lines up here; a miss reads the whole line from the
+    ``next`` level of ``Target.caches``, bypassing the levels before it.
+    """
+
+    size_bytes: int
+    line_bytes: int
+    ways: int
+    next: str
+    latency_cycles: float = 0.0
+
+    @property
+    def sets(self) -> int:
+        return self.size_bytes // (self.line_bytes * self.ways)
+
+
+@dataclass(frozen=True)
+class TextureCacheLevel:
+    """A read-only cache of the texture path (Adreno TP L1, Intel sampler L1/L2, PowerVR TPU cache).
+
+    Only image reads look it up; its misses go on to the first level of
+    ``Target.caches`` as line-sized loads.
+    """
+
+    name: str
+    scope: str                # "compute_unit"
+    size_bytes: int
+    line_bytes: int
+    ways: int
+    compute_units_per_instance: int = 1
+    latency_cycles: float = 0.0
+    bandwidth_bytes_per_cycle: float = 0.0   # per instance
+
+    @property
+    def sets(self) -> int:
+        return self.size_bytes // (self.line_bytes * self.ways)
+
+
+@dataclass(frozen=True)
+class TextureSpec:
+    """How images are laid out and read.
+
+    Images are stored in tiles of ``tile_bytes``: ``tile_rows`` rows of texels (0:
+    as square as the tile allows), each ``tile_bytes / tile_rows`` bytes wide, so
+    one line of the texture cache holds a 2-D block of texels, not a run of one
+    row.  Reads go through ``caches`` (nearest first) and then the data hierarchy;
+    where ``shared_with`` names a data cache level, that level is the texture
+    cache and reads enter the data hierarchy directly.  Image writes take the data
+    path, at their tiled addresses.
+    """
+
+    tile_bytes: int
+    tile_rows: int
+    caches: tuple[TextureCacheLevel, ...] = ()
+    shared_with: str = ""
+
+    def tile_shape(self, texel_bytes: int) -> tuple[int, int]:
+        """(width, height) in texels of one tile for texels of ``texel_bytes``."""
+        texels = max(1, self.tile_bytes // max(int(texel_bytes), 1))
+        if self.tile_rows:
+            rows = min(self.tile_rows, texels)
+        else:  # square: the larger side across
+            rows = 1 << ((texels.bit_length() - 1) // 2)
+        return max(1, texels // rows), rows
 
 
 @dataclass(frozen=True)
@@ -99,6 +179,21 @@ class OccupancySpec:
     local_mem_alloc_step_bytes: int = 0   # Intel: 1 KB granularity
     registers_per_cu: int = 0             # 0: unknown
     max_registers_per_item: int = 0
+
+
+@dataclass(frozen=True)
+class IsaSpec:
+    """The offline compiler of a GPU whose machine code tracekit can build (Intel Gen).
+
+    ``ocloc_device`` names the device for ``ocloc -device``; ``iga_platform`` the
+    platform for ``iga64 -p``; ``min_exec_lanes`` the narrowest ALU width, the
+    least an instruction is priced at (a scalar instruction still takes an issue
+    on a SIMD-4 unit).
+    """
+
+    ocloc_device: str
+    iga_platform: str
+    min_exec_lanes: int = 1
 
 
 @dataclass(frozen=True)
@@ -164,6 +259,16 @@ class Target:
     math_classes: dict[str, MathClass] = field(default_factory=dict)
     #: Overrides of rule thresholds for this target, ``{"RULE-ID.name": value}`` (docs/rules.md).
     rule_thresholds: dict[str, float] = field(default_factory=dict)
+    #: The texture path for image accesses; None: images go through ``caches`` as buffers do.
+    texture: TextureSpec | None = None
+    #: The offline compiler for this GPU, when there is one (``[isa]``).
+    isa: IsaSpec | None = None
+    #: Machine instructions per IR instruction by IR group (``[ir_machine_factors]``),
+    #: measured on a compiler that can be run offline; empty: price the IR as it is.
+    ir_machine_factors: dict[str, float] = field(default_factory=dict)
+    #: Machine instructions per IR instruction of each role class (``[ir_role_factors]``:
+    #: address, loop_address, indirect, loop); empty: roles are priced as their class.
+    ir_role_factors: dict[str, float] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     assumptions: dict[str, str] = field(default_factory=dict)
     #: Instruction classes the target cannot execute (Adreno: fp64), each with the
@@ -174,6 +279,10 @@ class Target:
     #: merged into the distinct units they touch, one lookup each) or ``"lane"`` (every
     #: lane's access is looked up on its own, in lane order: PowerVR Rogue).
     cache_lookup: str = "request"
+    #: Which cache serves ``__constant`` loads: "caches" (the data hierarchy, like global
+    #: loads) or "constant_cache" (``constant_cache``, a read-only cache per compute unit).
+    constant_loads: str = "caches"
+    constant_cache: ConstantCacheSpec | None = None
 
     def cache(self, name: str) -> CacheLevel:
         for c in self.caches:

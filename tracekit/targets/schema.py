@@ -16,6 +16,16 @@ SCOPES = ("compute_unit", "shared")
 #: How a SIMD load request reaches the first cache level (``cache_lookup``).
 CACHE_LOOKUPS = ("request", "lane")
 WRITE_POLICIES = ("write_back", "write_through")
+#: How a cache level picks the set of a line (``index``): ``modulo``, the line address
+#: modulo the set count; ``xor``, the line address with its upper bits XOR-folded onto
+#: the set bits first (analyzers/cache_kernels.py, docs/targets.md).
+SET_INDEXES = ("modulo", "xor")
+#: What a level's throughput term counts (``cost_unit``): ``bytes`` moved at
+#: ``bandwidth_bytes_per_cycle``, or per ``request`` the larger of its tag lookups
+#: (distinct lines / ``lines_per_cycle``) and its data-bank wavefronts.
+COST_UNITS = ("bytes", "request")
+#: Which cache serves ``__constant`` loads (``constant_loads``).
+CONSTANT_PATHS = ("caches", "constant_cache")
 #: Keys of a sourced value table.
 SOURCED_KEYS = ("value", "source", "assumed")
 
@@ -55,6 +65,10 @@ TOP = {
                            **POS),
     "clock_mhz": Field("float", doc="shader clock the throughput numbers assume", **POS),
     "transaction_bytes": Field("int", doc="coalescing granularity of a global memory request", **POW2),
+    "constant_loads": Field("str", required=False, choices=CONSTANT_PATHS,
+                            rule=f"must be one of {', '.join(CONSTANT_PATHS)}",
+                            doc="caches: constant loads go through [[caches]] like global ones (default); "
+                                "constant_cache: through the [constant_cache] section"),
     "cache_lookup": Field("str", required=False, choices=CACHE_LOOKUPS,
                           rule=f"must be one of {', '.join(CACHE_LOOKUPS)}",
                           doc="request: a load's lanes look up the distinct units they touch once; "
@@ -89,6 +103,32 @@ CACHE = {
     "write_allocate": Field("bool", required=False, doc="a store miss brings the line in"),
     "latency_cycles": Field("float", required=False, doc="load-to-use latency of a hit", **NONNEG),
     "bandwidth_bytes_per_cycle": Field("float", required=False, doc="per instance", **NONNEG),
+    "index": Field("str", required=False, choices=SET_INDEXES,
+                   rule=f"must be one of {', '.join(SET_INDEXES)}",
+                   doc="set index: line address modulo the sets, or with its upper bits XOR-folded "
+                       "onto the set bits first (default modulo)"),
+    "cost_unit": Field("str", required=False, choices=COST_UNITS,
+                       rule=f"must be one of {', '.join(COST_UNITS)}",
+                       doc="what the throughput term counts: bytes at bandwidth_bytes_per_cycle (default), "
+                           "or per request max(distinct lines / lines_per_cycle, data-bank wavefronts)"),
+    "lines_per_cycle": Field("float", required=False, doc="distinct lines the tag stage looks up per cycle "
+                             "(cost_unit = request)", **POS),
+    "data_banks": Field("int", required=False, doc="banks of the data stage, one word each per cycle "
+                        "(cost_unit = request; 0: no data-stage term)", **NONNEG),
+    "data_bank_width_bytes": Field("int", required=False, doc="bytes one data bank delivers per cycle",
+                                   **POW2),
+}
+
+#: ``[constant_cache]``: the per-unit read-only cache that serves ``__constant`` loads
+#: (``constant_loads = "constant_cache"``); its misses are read from the level ``next``.
+CONSTANT_CACHE = {
+    "size_bytes": Field("int", doc="capacity of one instance (one per compute unit)", **POS),
+    "line_bytes": Field("int", doc="line size", **POW2),
+    "ways": Field("int", rule="must be > 0 and divide size_bytes / line_bytes", check=positive,
+                  doc="associativity"),
+    "next": Field("str", rule="must name a level of [[caches]]",
+                  doc="the data level its misses are read from"),
+    "latency_cycles": Field("float", required=False, doc="load-to-use latency of a hit", **NONNEG),
 }
 
 LOCAL_MEMORY = {
@@ -120,6 +160,32 @@ OCCUPANCY = {
                                         check=non_negative, doc="allocation granularity"),
     "registers_per_cu": Field("int", required=False, doc="0: unknown", **NONNEG),
     "max_registers_per_item": Field("int", required=False, doc="0: unknown", **NONNEG),
+}
+
+#: ``[texture]``: how images are laid out in memory and which cache serves their reads.
+#: Optional (a target without it sends image accesses through ``caches`` at their linear
+#: addresses); every shipped target has one.
+TEXTURE = {
+    "tile_bytes": Field("int", doc="bytes of one tile of the image layout: the texels one "
+                                   "texture-cache line holds", **POW2),
+    "tile_rows": Field("int", rule="must be >= 0 (0: as square as the tile allows)", check=non_negative,
+                       doc="texel rows in one tile; its width is tile_bytes / tile_rows / texel bytes"),
+    "shared_with": Field("str", required=False, rule="must name a level of [[caches]]",
+                         doc="the data cache that is also the texture cache (no [[texture_caches]])"),
+}
+
+#: One ``[[texture_caches]]`` level: read-only, nearest first, in front of ``caches``.
+TEXTURE_CACHE = {
+    "scope": Field("str", choices=("compute_unit",), rule="must be compute_unit",
+                   doc="one instance per compute_units_per_instance compute units"),
+    "size_bytes": Field("int", doc="capacity of one instance", **POS),
+    "line_bytes": Field("int", doc="line size", **POW2),
+    "ways": Field("int", rule="must be > 0 and divide size_bytes / line_bytes", check=positive,
+                  doc="associativity"),
+    "compute_units_per_instance": Field("int", required=False, doc="compute units sharing one instance "
+                                        "(PowerVR: a TPU per USC pair); default 1", **POS),
+    "latency_cycles": Field("float", required=False, doc="load-to-use latency of a hit", **NONNEG),
+    "bandwidth_bytes_per_cycle": Field("float", required=False, doc="per instance", **NONNEG),
 }
 
 LAUNCH = {
@@ -156,6 +222,36 @@ MATH_CLASS = {
     "instructions": Field("float", required=False, doc="hardware instructions assumed", **NONNEG),
     "max_instructions": Field("float", required=False, doc="upper end of the class (0: unbounded)",
                               **NONNEG),
+}
+
+#: Optional ``[isa]``: the offline compiler that builds this GPU's machine code.
+ISA = {
+    "ocloc_device": Field("str", doc="device name for Intel's offline compiler (`ocloc -device`), e.g. skl"),
+    "iga_platform": Field("str", doc="platform for the ISA disassembler (`iga64 -p`), e.g. 9 or 11"),
+    "min_exec_lanes": Field("int", required=False, doc="lanes an instruction occupies at least (the "
+                            "narrowest ALU's width); narrower instructions are priced at this width", **POS),
+}
+
+#: IR instruction groups a ``[ir_machine_factors]`` table may scale (see analyzers/machine_code.py).
+IR_GROUPS = ("float", "int", "math", "convert", "logic", "compare", "control", "memory", "barrier", "other")
+#: Optional ``[ir_machine_factors]``: machine instructions per IR instruction, by IR group,
+#: for targets whose compiler cannot be run offline.
+IR_MACHINE_FACTORS = {g: Field("float", required=False, doc=f"machine instructions per IR {g} instruction",
+                               **NONNEG) for g in IR_GROUPS}
+
+#: Instruction-role classes an ``[ir_role_factors]`` table may price (analyzers/roles.py).
+IR_ROLE_CLASSES = ("address", "loop_address", "indirect", "loop")
+#: Optional ``[ir_role_factors]``: machine instructions per IR instruction of each role class
+#: (sites.role, docs/model.md "Instruction roles").
+IR_ROLE_FACTORS = {
+    "address": Field("float", required=False, doc="per IR address instruction a wave issues once "
+                     "(outside loops)", **NONNEG),
+    "loop_address": Field("float", required=False, doc="per IR address instruction a wave repeats "
+                          "(inside loops: strength-reduced and unrolled)", **NONNEG),
+    "indirect": Field("float", required=False, doc="per IR address instruction on a loaded value "
+                      "(gathers, pointer chases)", **NONNEG),
+    "loop": Field("float", required=False, doc="per IR loop-control instruction (counter, exit "
+                  "compare, back-edge and exit branches)", **NONNEG),
 }
 
 #: alu_cycles keys beyond the trace opclasses: the fallback for math_* builtins.

@@ -81,14 +81,15 @@ class Trace:
 
     def _read_small(self) -> dict[str, pa.Table]:
         if self._mem is not None:
-            return {k: self._mem.get(k, schema.empty(k)) for k in ("launches", "sites", "instructions")}
+            return {k: self._mem.get(k, schema.empty(k))
+                    for k in ("launches", "sites", "instructions", "machine_code")}
         if self.layout == "parquet":
             # add_key_value_metadata() writes to the file footer, not the Arrow schema.
             meta = dict(self._pf.schema_arrow.metadata or {})
             meta.update(self._pf.metadata.metadata or {})
             return store.small_tables_from_parquet_metadata(self.path, meta)
         out = {}
-        for kind in ("launches", "sites", "instructions"):
+        for kind in ("launches", "sites", "instructions", "machine_code"):
             p = self._table_path(kind)
             if not p.exists() and not (self.path / kind).is_dir():
                 out[kind] = schema.empty(kind)
@@ -106,6 +107,11 @@ class Trace:
     @property
     def sites(self) -> pa.Table:
         return self._small["sites"]
+
+    @property
+    def machine_code(self) -> pa.Table:
+        """The optional ``machine_code`` table (empty when the trace has none; see tracekit.isa)."""
+        return self._small["machine_code"]
 
     @cached_property
     def instructions(self) -> pa.Table:
@@ -131,9 +137,16 @@ class Trace:
             _check_values(batch, path)
         return table
 
+    @property
+    def access_columns(self) -> list[str]:
+        """Names of the accesses columns the trace stores (optional ones only where present)."""
+        if self._mem is not None:
+            return list(self._mem["accesses"].column_names)
+        return self._access_columns()
+
     def _access_columns(self) -> list[str]:
         names = self._pf.schema_arrow.names
-        return [f.name for f in schema.ACCESSES if f.name in names]
+        return [f.name for f in schema.ACCESSES_WITH_IMAGES if f.name in names]
 
     @property
     def num_accesses(self) -> int:
@@ -169,12 +182,16 @@ class Trace:
             for b in expand_batches(stored):
                 yield b if want is None else b.select(want)
             return
-        target = schema.TABLES[table]
+        # the image columns are optional: asked for from a trace without them, they come as nulls
+        target = schema.ACCESSES_WITH_IMAGES if table == "accesses" else schema.TABLES[table]
         t = self._in_memory(table)
         if t is not None:
             if launches is not None:
                 t = t.filter(pa.compute.is_in(t["launch"], pa.array(sorted(launches), pa.int32())))
             if columns:
+                for c in columns:  # an optional column the table lacks comes as nulls
+                    if c not in t.column_names and c in target.names and target.field(c).nullable:
+                        t = t.append_column(target.field(c), pa.nulls(len(t), target.field(c).type))
                 t = t.select(columns)
             for batch in t.to_batches(max_chunksize=batch_size):
                 yield _check_values(batch, self.path) if cast else batch

@@ -45,8 +45,9 @@ def write_partitioned(src, dst: str | os.PathLike, *, batch_rows: int = 1 << 20)
                     if w is None:
                         d = tmp / kind / f"launch={value}"
                         d.mkdir()
+                        schema_ = t.schema if kind == "accesses" else target  # image columns kept
                         w = writers[(kind, value)] = pq.ParquetWriter(
-                            d / "part-0.parquet", target, **store._parquet_options(target))
+                            d / "part-0.parquet", schema_, **store._parquet_options(schema_))
                     w.write_table(part, row_group_size=batch_rows)
                 rows[kind] += t.num_rows
         for w in writers.values():

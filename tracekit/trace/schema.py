@@ -1,13 +1,15 @@
 """Trace format v1: the Arrow schemas every reader and analyzer relies on.
 
 docs/trace-format.md is the prose version of this module; keep them in step.
-A trace has four tables:
+A trace has four tables and an optional fifth:
 
 * ``accesses``: one row per memory access of one work-item (the big one);
 * ``instructions``: executed-instruction counts per (work-item, site, opclass),
   optionally as runs over consecutive work-items with equal counts (``items``);
 * ``launches``: one row per kernel launch (sizes, build options, metadata);
-* ``sites``: one row per static instruction (source file, line, column).
+* ``sites``: one row per static instruction (source file, line, column);
+* ``machine_code`` (optional): Intel machine code of the kernels, built offline
+  per device (SIMD width, registers, scratch, the labelled listing).
 
 Canonical row order of ``accesses`` is (launch, group, item, seq): the order in
 which one work-item issued its accesses, work-item by work-item.  Analyzers that
@@ -27,6 +29,8 @@ FORMAT_VERSION = 1
 SPACES = ("global", "local", "constant", "private", "image")
 #: Kinds of memory operation.
 OPS = ("load", "store", "atomic")
+#: What a site is for, where the recorder knows (``sites.role``; null: the kernel's work).
+ROLES = ("address", "indirect", "loop")
 
 _FLOAT_OPS = ("add", "mul", "fma", "div")
 #: Fixed instruction-class vocabulary (see docs/trace-format.md for what maps where).
@@ -66,6 +70,41 @@ ACCESSES = pa.schema([
 #: Columns an accesses table must have; ``buffer`` is optional.
 ACCESS_REQUIRED = tuple(f.name for f in ACCESSES if f.name != "buffer")
 
+#: Addressing modes and filters of an OpenCL sampler, as written in ``sampler_addressing``
+#: and ``sampler_filter`` (``none`` is also what a read without a sampler uses).
+SAMPLER_ADDRESSING = ("none", "clamp_to_edge", "clamp", "repeat", "mirrored_repeat")
+SAMPLER_FILTERS = ("nearest", "linear")
+#: Channel orders and channel types of an image, written ``ORDER:TYPE`` in ``image_format``
+#: (OpenCL's names, lower case, without the ``CL_`` prefix).
+CHANNEL_ORDERS = ("r", "a", "rg", "ra", "rgb", "rgba", "bgra", "argb", "intensity", "luminance",
+                  "rx", "rgx", "rgbx")
+CHANNEL_TYPES = ("snorm_int8", "snorm_int16", "unorm_int8", "unorm_int16", "signed_int8",
+                 "signed_int16", "signed_int32", "unsigned_int8", "unsigned_int16", "unsigned_int32",
+                 "half_float", "float")
+
+#: Optional columns of ``accesses`` for ``image`` rows (read_image*/write_image*): which texel
+#: was read or written, the image's channel format, and the sampler of a read.  Null on every
+#: other row, and on an image write's sampler columns.  A trace without image accesses need
+#: not have them; readers add them as nulls.
+IMAGE_FIELDS = (
+    pa.field("texel_x", pa.int32(), nullable=True),
+    pa.field("texel_y", pa.int32(), nullable=True),
+    pa.field("texel_z", pa.int32(), nullable=True),
+    pa.field("image_format", _DICT_STR, nullable=True),
+    pa.field("sampler_addressing", _DICT_STR, nullable=True),
+    pa.field("sampler_filter", _DICT_STR, nullable=True),
+    pa.field("sampler_normalized", pa.bool_(), nullable=True),
+)
+IMAGE_COLUMNS = tuple(f.name for f in IMAGE_FIELDS)
+#: ``accesses`` with the image columns: the schema of a trace that has them.
+ACCESSES_WITH_IMAGES = pa.schema(list(ACCESSES) + list(IMAGE_FIELDS))
+
+
+def accesses_schema(names) -> pa.Schema:
+    """The accesses schema for a table with these column names: with the image columns
+    when it has any of them, the plain v1 columns otherwise."""
+    return ACCESSES_WITH_IMAGES if any(n in IMAGE_COLUMNS for n in names) else ACCESSES
+
 INSTRUCTIONS = pa.schema([
     pa.field("kernel", _DICT_STR, nullable=False),
     pa.field("launch", pa.int32(), nullable=False),
@@ -101,6 +140,39 @@ SITES = pa.schema([
     pa.field("file", pa.string(), nullable=True),
     pa.field("line", pa.int32(), nullable=True),
     pa.field("column", pa.int32(), nullable=True),
+    # what the instruction is for (tracekit/recorder/roles.h): "address" (only feeds
+    # addresses), "indirect" (address arithmetic on a loaded value), "loop" (loop
+    # control), null (the kernel's work, or not known)
+    pa.field("role", pa.string(), nullable=True),
+])
+
+#: One machine instruction of a kernel built offline for one device (tracekit/isa/).
+MACHINE_INSTRUCTION = pa.struct([
+    pa.field("pc", pa.int32()), pa.field("block", pa.int32()), pa.field("op", pa.string()),
+    pa.field("function", pa.string()), pa.field("exec_size", pa.int16()),
+    pa.field("channel_offset", pa.int16()), pa.field("write_enable", pa.bool_()),
+    pa.field("dst_type", pa.string()), pa.field("group", pa.string()), pa.field("opclass", pa.string()),
+    pa.field("send_kind", pa.string()), pa.field("bti", pa.int16()), pa.field("bytes_read", pa.int32()),
+    pa.field("bytes_written", pa.int32()), pa.field("weight", pa.float32()), pa.field("file", pa.string()),
+    pa.field("line", pa.int32()), pa.field("column", pa.int32()), pa.field("text", pa.string()),
+])
+
+#: Optional: one row per (device, kernel, build options) built with Intel's offline compiler.
+MACHINE_CODE = pa.schema([
+    pa.field("device", pa.string(), nullable=False),
+    pa.field("target", pa.string(), nullable=True),
+    pa.field("kernel", pa.string(), nullable=False),
+    pa.field("build_options", pa.string(), nullable=True),
+    pa.field("compiler", pa.string(), nullable=True),
+    pa.field("simd_width", pa.int32(), nullable=False),
+    pa.field("grf_count", pa.int32(), nullable=False),
+    pa.field("grf_used", pa.int32(), nullable=True),
+    pa.field("slm_bytes", pa.int64(), nullable=True),
+    pa.field("barrier_count", pa.int32(), nullable=True),
+    pa.field("scratch_bytes", pa.int64(), nullable=False),
+    pa.field("private_memory", pa.bool_(), nullable=True),
+    pa.field("line_mapping", pa.string(), nullable=False),
+    pa.field("instructions", pa.list_(MACHINE_INSTRUCTION), nullable=False),
 ])
 
 TABLES = {
@@ -108,6 +180,7 @@ TABLES = {
     "instructions": INSTRUCTIONS,
     "launches": LAUNCHES,
     "sites": SITES,
+    "machine_code": MACHINE_CODE,
 }
 
 

@@ -185,13 +185,14 @@ def cast_column(col, field: pa.Field, *, path: str | None = None, hint: str | No
 def conform(table: pa.Table | pa.RecordBatch, kind: str, *, path: str | None = None) -> pa.Table:
     """Cast ``table`` to the canonical schema of ``kind``, adding optional columns.
 
-    Raises :class:`TraceFormatError` naming the column (and ``path``, when given) that cannot be
-    cast.  With ``path`` (a table read from that file) empty values in required columns are
-    refused too.
+    An accesses table keeps the optional image columns when it has any of them
+    (:func:`tracekit.trace.schema.accesses_schema`).  Raises :class:`TraceFormatError`
+    naming the column (and ``path``, when given) that cannot be cast.  With ``path`` (a
+    table read from that file) empty values in required columns are refused too.
     """
-    target = schema.TABLES[kind]
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
+    target = schema.accesses_schema(table.column_names) if kind == "accesses" else schema.TABLES[kind]
     cols = []
     for field in target:
         if field.name in table.column_names:
@@ -260,21 +261,44 @@ class TraceWriter:
             raise output_error(self.path, exc) from None
 
     # -- streaming tables -------------------------------------------------
-    def _writer(self, kind: str) -> pq.ParquetWriter:
+    def _writer(self, kind: str, target: pa.Schema | None = None) -> pq.ParquetWriter:
         w = self._writers.get(kind)
         if w is None:
-            target = schema.TABLES[kind]
-            name = "accesses.parquet" if self.layout == "parquet" else f"{kind}.parquet"
-            w = pq.ParquetWriter(self._tmp / name, target, **_parquet_options(target))
+            target = target or schema.TABLES[kind]
+            w = pq.ParquetWriter(self._tmp / self._file(kind), target, **_parquet_options(target))
             self._writers[kind] = w
         return w
 
+    def _file(self, kind: str) -> str:
+        return "accesses.parquet" if self.layout == "parquet" else f"{kind}.parquet"
+
     def write_accesses(self, batch: pa.Table | pa.RecordBatch) -> None:
         t = conform(batch, "accesses")
-        if len(t):
-            with self._writing():
-                self._writer("accesses").write_table(t, row_group_size=1 << 20)
-            self.rows["accesses"] += len(t)
+        if not len(t):
+            return
+        with self._writing():
+            w = self._writers.get("accesses")
+            if w is not None and len(t.schema) > len(w.schema):
+                self._widen_accesses()
+            elif w is not None and len(t.schema) < len(w.schema):
+                t = conform(t.append_column(schema.IMAGE_FIELDS[0], pa.nulls(len(t), pa.int32())), "accesses")
+            self._writer("accesses", t.schema).write_table(t, row_group_size=1 << 20)
+        self.rows["accesses"] += len(t)
+
+    def _widen_accesses(self) -> None:
+        """Rewrite the accesses written so far with the image columns (null), once: the
+        first image rows can come after a launch without images (a host program)."""
+        self._writers.pop("accesses").close()
+        narrow = self._tmp / (self._file("accesses") + ".narrow")
+        os.replace(self._tmp / self._file("accesses"), narrow)
+        w = self._writer("accesses", schema.ACCESSES_WITH_IMAGES)
+        pf = pq.ParquetFile(narrow)
+        for i in range(pf.num_row_groups):
+            t = pf.read_row_group(i)
+            t = conform(t.append_column(schema.IMAGE_FIELDS[0], pa.nulls(len(t), pa.int32())), "accesses")
+            w.write_table(t, row_group_size=1 << 20)
+        pf.close()
+        narrow.unlink()
 
     def write_instructions(self, batch: pa.Table | pa.RecordBatch) -> None:
         t = conform(batch, "instructions")
@@ -293,6 +317,10 @@ class TraceWriter:
     def set_sites(self, table: pa.Table) -> None:
         self._small["sites"] = conform(table, "sites")
 
+    def set_machine_code(self, table: pa.Table) -> None:
+        """The optional ``machine_code`` table (written only when it has rows)."""
+        self._small["machine_code"] = conform(table, "machine_code")
+
     # -- publishing -------------------------------------------------------
     def close(self) -> Path:
         if self._closed:
@@ -309,21 +337,29 @@ class TraceWriter:
             self._writer(kind)  # make sure an (empty) file exists
         launches = self._small.get("launches", schema.empty("launches"))
         sites = self._small.get("sites", schema.empty("sites"))
+        machine = self._small.get("machine_code")
+        if machine is not None and not machine.num_rows:
+            machine = None
         if self.layout == "parquet":
             instr = (pa.concat_tables(self._instr_batches) if self._instr_batches
                      else schema.empty("instructions"))
-            self._writers["accesses"].add_key_value_metadata({
+            meta = {
                 META_PREFIX + b"version": str(schema.FORMAT_VERSION).encode(),
                 META_PREFIX + b"launches": _ipc_bytes(launches),
                 META_PREFIX + b"sites": _ipc_bytes(sites),
                 META_PREFIX + b"instructions": _ipc_bytes(instr),
-            })
+            }
+            if machine is not None:
+                meta[META_PREFIX + b"machine_code"] = _ipc_bytes(machine)
+            self._writers["accesses"].add_key_value_metadata(meta)
         for w in self._writers.values():
             w.close()
         if self.layout == "tkt":
             for kind in ("launches", "sites"):
                 t = self._small.get(kind, schema.empty(kind))
                 pq.write_table(t, self._tmp / f"{kind}.parquet", **_parquet_options(t.schema))
+            if machine is not None:
+                write_machine_code_file(machine, self._tmp / "machine_code.parquet")
             (self._tmp / MANIFEST).write_text(json.dumps(
                 {"format": "tracekit-trace", "version": schema.FORMAT_VERSION,
                  "rows": self.rows}, indent=1) + "\n")
@@ -388,11 +424,22 @@ def write_trace(path: str | os.PathLike, accesses: pa.Table, *, instructions: pa
     return Path(path)
 
 
+def write_machine_code_file(table: pa.Table, dest: Path) -> None:
+    """Write the ``machine_code`` table to ``dest`` (a ``.tkt`` member), atomically."""
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.part")
+    try:
+        pq.write_table(conform(table, "machine_code"), tmp, compression="zstd")
+        os.replace(tmp, dest)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
 def small_tables_from_parquet_metadata(path: Path, meta: dict[bytes, bytes] | None) -> dict[str, pa.Table]:
-    """Decode the launches/sites/instructions tables kept in a single-file trace."""
+    """Decode the launches/sites/instructions (and machine_code) tables kept in a single-file trace."""
     out = {}
     meta = meta or {}
-    for kind in ("launches", "sites", "instructions"):
+    for kind in ("launches", "sites", "instructions", "machine_code"):
         raw = meta.get(META_PREFIX + kind.encode())
         if raw is None:
             out[kind] = schema.empty(kind)

@@ -34,6 +34,7 @@ from tracekit.trace.columns import (
     to_integer,
 )
 from tracekit.trace.reader import Trace
+from tracekit.trace.validate_images import check_image_columns
 
 _INT_COLUMNS = {"accesses": {"launch": (pa.int32(), 0), "group": (pa.int64(), 0), "item": (pa.int32(), 0),
                              "site": (pa.int32(), 0), "seq": (pa.int64(), 0),
@@ -261,6 +262,8 @@ def _check_columns(batch: pa.RecordBatch, table: str, row0: int, out: _Collector
         bad(Bad(b.index, b.value, b.reason if kernel is None else "empty kernel name", b.count), "kernel")
     else:
         good["kernel"] = kernel
+    if table == "accesses" and any(c in batch.schema.names for c in schema.IMAGE_COLUMNS):
+        check_image_columns(batch, batch.column("space"), bad)
     if table == "accesses" and "buffer" in batch.schema.names:
         col = batch.column("buffer")
         valid = pc.drop_null(col)
@@ -324,6 +327,7 @@ def _cross_checks(t: Trace, launches: _Launches, seen: _Seen, out: _Collector) -
         out.add("no-launches", "the trace has no launches table rows: launch sizes are unknown, so items "
                 "and groups cannot be checked and analysis must infer the sizes", table="launches",
                 warning=True)
+    _check_roles(t, out)
     if seen.kernel_site:
         known_sites = set(zip(t.sites["kernel"].to_pylist(), t.sites["site"].to_pylist(), strict=True))
         missing = sorted(seen.kernel_site - known_sites, key=lambda ks: (str(ks[0]), ks[1]))
@@ -332,3 +336,15 @@ def _cross_checks(t: Trace, launches: _Launches, seen: _Seen, out: _Collector) -
             out.add("sites", f"{len(missing)} site(s) used by accesses have no row in the sites table "
                     f"(first: kernel '{k}' site {s}), so their source lines are unknown", table="sites",
                     warning=True)
+
+
+def _check_roles(t: Trace, out: _Collector) -> None:
+    """``sites.role``, where present, holds only the roles of ``schema.ROLES`` (or null)."""
+    if "role" not in t.sites.column_names:
+        return
+    roles = t.sites["role"].to_pylist()
+    bad = [(i, r) for i, r in enumerate(roles) if r is not None and r not in schema.ROLES]
+    if bad:
+        i, r = bad[0]
+        out.add("site-role", f"site role '{r}' is not one of {', '.join(schema.ROLES)} (or empty)",
+                table="sites", row=i + 1, column="role", count=len(bad))

@@ -1,14 +1,11 @@
 """GEN-FAST-MATH: float division and math built-ins built without relaxed math."""
 
+from analyzers.rules.builtins import is_costly_math
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, rule
 from analyzers.whatif.changes import FastMath
 
 FAST = ("-cl-fast-relaxed-math", "-cl-unsafe-math-optimizations", "-cl-finite-math-only")
-
-
-def is_plain_math(c: str) -> bool:
-    return c.startswith("math_") and not c.startswith(("math_native_", "math_half_"))
 
 
 @rule(id="GEN-FAST-MATH", what_if="fast-math",
@@ -23,7 +20,8 @@ def is_plain_math(c: str) -> bool:
 def check(f, t):
     if f.has_option(*FAST):
         return None
-    pred = lambda c: c in ("fp32_div", "fp16_div") or is_plain_math(c)  # noqa: E731
+    # fabs, fmin, fmax and the like are plain ALU instructions: relaxed math leaves them as they are
+    pred = lambda c: c in ("fp32_div", "fp16_div") or is_costly_math(c)  # noqa: E731
     n = f.executions(pred)
     if not n:
         return None

@@ -12,8 +12,12 @@ from analyzers.rules.rule import Hit, Threshold, rule
                 "adreno": C("adreno", "6.2 Use image objects instead of buffer objects"),
                 "intel": C("intel", "Using Buffers and Images Appropriately"),
                 "nvidia": C("cuda", "Texture Memory")},
-      thresholds={"rows": Threshold(3, "adreno §6.2: a work-item reading three or more rows of one buffer is "
-                                       "a 2D stencil an image and sampler would serve")},
+      thresholds={"rows": Threshold(3, "adreno §6.2: a work-item reading three or more rows of one buffer "
+                                       "is a 2D stencil an image and sampler would serve"),
+                  "cols": Threshold(2, "team choice: a neighbourhood reads at least two neighbouring "
+                                       "elements of each row; one element per row is a column walk (a "
+                                       "matrix product's column, a transpose), which 2D texture caching "
+                                       "does not help and the coalescing and layout rules address")},
       fix="""Store the read-only 2D input as an image and sample it: the texture path caches 2D
       neighbourhoods, clamps borders in hardware and converts formats, removing bounds checks from
       the kernel.""")
@@ -21,7 +25,8 @@ def check(f, t):
     st = f.patterns.stencils
     if st is None or not len(st):
         return None
-    st = st[st["rows"] >= t.rows]
+    cols = st["cols"] if "cols" in st else math.inf
+    st = st[(st["rows"] >= t.rows) & (cols >= t.cols)]
     if not len(st):
         return None
     best = st.sort_values(["rows", "buffer"], ascending=[False, True]).iloc[0]
@@ -29,5 +34,6 @@ def check(f, t):
     if not math.isnan(float(best["buffer"])) and best["buffer"] >= 0:
         df = df[df["buffer"] == best["buffer"]]
     ev = {"buffer": int(best["buffer"]), "rows_per_item": float(best["rows"]),
+          "elements_per_row": float(best["cols"]),
           "row_pitch_bytes": float(best["pitch"]) if best["pitch"] == best["pitch"] else None}
     return Hit(ev, sites=list(f.hot(df)["site"]))

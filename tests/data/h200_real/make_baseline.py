@@ -3,7 +3,7 @@
     .venv/bin/python tests/data/h200_real/make_baseline.py [--target nvidia-h200] [-o BASELINE.md]
 
 Replays twins/twins.tkt on the target, compares with ncu_raw.csv / ncu_sol.csv through
-tracekit.calibrate, and writes the per-launch table (model | measured for launch time,
+tracekit.calibration.calibrate, and writes the per-launch table (model | measured for launch time,
 DRAM bytes, L1 and L2 hit rates, instructions per warp and verdict), the agreement
 counts per quantity, the launches furthest off, and the launches also recorded whole
 (twins/full.tkt) replayed both ways.  Run it again after any model change to get the

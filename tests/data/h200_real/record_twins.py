@@ -1,24 +1,27 @@
 """Record the OpenCL twins of realkernels.cu with `tracekit record`: one trace for all launches.
 
-    .venv/bin/python tests/data/h200_real/record_twins.py [--only KERNEL] [--verify]
+    .venv/bin/python tests/data/h200_real/record_twins.py [--only KERNEL,...] [--parts DIR] [--verify]
 
 Writes ``twins/twins.tkt`` (every launch of realkernels.cu's main(), in the same
 order, so trace launch i is ncu ID i) and ``twins/full.tkt`` (a few launches
 recorded whole, for checking sampled against full replays).
 
-Sampling.  Oclgrind runs every work-group of a launch even when the recorder keeps
-only some, and the suite's launches run up to 16M work-items, so each launch of the
-sampled trace runs only its first N work-groups (linear order, dimension 0 fastest)
-as a launch of its own: exactly what ``tracekit record --sample first:N`` keeps
-from the full launch, because no twin reads the grid size (``--verify`` records one
-launch both ways and compares the accesses).  The launch row then gets the full
-grid and a ``sampling`` record (mode ``first``, groups recorded, total groups,
-scale), as a user's sampled recording has.  N is chosen per launch so the trace
-stays small: one or two work-groups where every work-item loops over a whole
-1024- to 16384-long row, column or body list (PolyBench's matrix-vector kernels,
-GEMM, SYRK, the covariance means, SGEMM, N-body, MRI-Q), whole rows of work-groups
-for the 2-D PolyBench grids (one row of 128 for the convolution, two rows for the
-others, so vertical neighbours are recorded), 4 to 64 work-groups elsewhere.
+Sampling.  Each launch of the sampled trace is recorded over its full grid with
+``tracekit record --sample first:N``: the recorder keeps the rows of the first N
+work-groups (linear order, dimension 0 fastest) and, since Oclgrind runs every
+work-group anyway, the footprint of the whole grid (what every group read and
+wrote, ``tracekit/trace/footprint.py``), which gives the replay the launch's
+compulsory traffic.  Running every group is what makes the recording slow: about
+an hour and a half of CPU for the suite, most of it GEMM, SYRK, SGEMM, N-body and
+MRI-Q (``--truncate`` runs only the first N work-groups as a launch of their own,
+in minutes, and records no footprint: the accesses are the same, because no twin
+reads the grid size; ``--verify`` records one launch both ways and compares them).
+N is chosen per launch so the trace stays small: one or two work-groups where
+every work-item loops over a whole 1024- to 16384-long row, column or body list
+(PolyBench's matrix-vector kernels, GEMM, SYRK, the covariance means, SGEMM,
+N-body, MRI-Q), whole rows of work-groups for the 2-D PolyBench grids (one row of
+128 for the convolution, two rows for the others, so vertical neighbours are
+recorded), 4 to 64 work-groups elsewhere.
 
 Inputs.  Buffers have the sizes the CUDA program allocates.  Where addresses
 depend on data (SpMV's row delimiters and column indices, the histogram's input)
@@ -292,7 +295,8 @@ def merge(parts: list[tuple[int, Case, int, Path]], dst: Path) -> None:
                 a.split("=@")[0] + ("=@" + Path(a.split("=@")[1]).name if "=@" in a else "")
                 for a in case.args
             ]
-            if run < total:
+            if run < total and meta.get("sampling", {}).get("total_groups") != total:
+                # a truncated launch: the first groups ran as a launch of their own
                 meta["sampling"] = {
                     "mode": "first",
                     "n": run,
@@ -331,9 +335,14 @@ def verify(all_cases: list[Case], tmp: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-o", "--out", type=Path, default=HERE / "twins")
-    ap.add_argument("--only", help="record only launches of this kernel (for a quick look)")
+    ap.add_argument("--only", help="record only launches of these kernels (comma-separated: for a quick "
+                                   "look, or to share the recording between processes with --parts)")
+    ap.add_argument("--parts", type=Path, help="keep each launch's recording here and reuse the ones "
+                                               "already there (to resume, or to record in several processes)")
     ap.add_argument("--verify", action="store_true", help="check truncation against recorder sampling")
     ap.add_argument("--no-full", action="store_true", help="skip twins/full.tkt")
+    ap.add_argument("--truncate", action="store_true",
+                    help="run only the recorded work-groups (fast, but no whole-grid footprint)")
     opts = ap.parse_args()
     opts.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="twins-") as tmpdir:
@@ -342,11 +351,18 @@ def main() -> None:
         if opts.verify:
             verify(all_cases, tmp)
         parts, full = [], []
+        only = set(opts.only.split(",")) if opts.only else None
+        keep = opts.parts or tmp
+        keep.mkdir(parents=True, exist_ok=True)
         for i, case in enumerate(all_cases):
-            if opts.only and case.kernel != opts.only:
+            if only and case.kernel not in only:
                 continue
-            path = tmp / f"launch{i}.tkt"
-            run = record(case, case.groups, path)
+            path = keep / f"launch{i}.tkt"
+            sample = None if opts.truncate or case.groups >= case.total_groups else f"first:{case.groups}"
+            if opts.parts and (path / "manifest.json").exists():
+                run = min(case.groups, case.total_groups)  # recorded by an earlier or another run
+            else:
+                run = record(case, case.groups, path, sample=sample)
             print(
                 f"launch {i:2d} {case.kernel:<24} grid {case.grid} block {case.block}: "
                 f"recorded {run} of {case.total_groups} work-groups",

@@ -1,0 +1,33 @@
+"""INTEL-INT64-ADDRESS: the machine code computes on 64-bit integers (size_t indices, long arithmetic)."""
+
+from analyzers.rules.machine_facts import gain_without, machine, machine_lines, share_of_alu
+from analyzers.rules.rule import Citation as C
+from analyzers.rules.rule import Hit, Threshold, rule
+
+
+@rule(id="INTEL-INT64-ADDRESS", title="64-bit integer index arithmetic in the machine code",
+      vendors=("intel",),
+      inputs=("machine_code.int64_cycles", "machine_code.int64_saving_cycles", "machine_code.machine_cycles",
+              "machine_code.lines"),
+      citation=C("intel", "Avoid Spurious Operations in Kernel Code"),
+      thresholds={"share": Threshold(0.05, "team choice: 64-bit integer instructions taking a twentieth of "
+                                           "the machine cycles are worth a look; fewer are the odd pointer "
+                                           "computation every kernel has")},
+      fix="""Index with int or uint where the index fits 32 bits: store get_global_id() and sizes in int
+      variables and pass counts as uint.  The 64-bit forms run two registers per value, need widening
+      moves, and turn a division or remainder into a long software sequence.""")
+def check(f, t):
+    m = machine(f)
+    if m is None or m.priced_by != "machine_code" or not m.machine_cycles or not m.int64_cycles:
+        return None
+    share = m.int64_cycles / m.machine_cycles
+    if share < t.share:
+        return None
+    lines = machine_lines(f)
+    hot = lines.iloc[0:0] if lines.empty else lines[lines["int64_executed"] > 0]
+    hot = hot.sort_values(["int64_executed", "label"], ascending=[False, True])
+    ev = {"int64_share_of_machine_cycles": round(share, 4),
+          "int64_instructions_static": int(m.int64_instructions), "lines": list(hot["label"])[:6],
+          "gain_from": "64-bit adds and multiplies at their 32-bit price and widening moves gone (the "
+                       "target's prices); the longer 64-bit division sequences are not re-priced"}
+    return Hit(ev, sites=[], gain_s=gain_without(f, alu_s=share_of_alu(f, m, m.int64_saving_cycles)))

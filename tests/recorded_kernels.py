@@ -1,0 +1,118 @@
+"""Real kernels recorded once per test session, for rules that need what a synthetic trace lacks.
+
+The image rules read the texture path (texel coordinates, image formats, samplers)
+and the machine-code rules read Intel's compiled code; both come only from a real
+recording: ``tracekit record`` runs the kernel on Oclgrind and, for the Intel
+targets, builds it with ocloc.  :func:`recorded` records a kernel of
+``tests/data`` into a session folder (once per distinct command);
+:class:`Recorded` wraps a trace path in the ``.trace()`` interface the rule cases
+use (``rules_helpers.fired``).  Machine-code cases skip with the reason when ocloc
+or iga64 is missing.
+"""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import subprocess
+import sys
+import tempfile
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_traces"
+_DIR = None
+
+
+def _folder() -> Path:
+    global _DIR
+    if _DIR is None:
+        _DIR = Path(tempfile.mkdtemp(prefix="tracekit-recorded-"))
+        atexit.register(shutil.rmtree, _DIR, ignore_errors=True)
+    return _DIR
+
+
+def needs_isa() -> None:
+    """Skip the calling test when Intel's offline compiler or disassembler is missing."""
+    from tracekit.isa import tools_available
+    if not tools_available():
+        pytest.skip("ocloc/iga64 not installed (Makefile ISA_DEBS: intel-opencl-icd libigc-tools)")
+
+
+@cache
+def recorded(source: str, kernel: str, global_size: str, local_size: str, args: tuple[str, ...],
+             defines: tuple[str, ...] = ()) -> Path:
+    """The trace of ``kernel`` in ``source`` (relative to the repository) recorded with these sizes and
+    arguments."""
+    name = "-".join([kernel, *(d.replace("=", "") for d in defines), global_size.replace(",", "x")])
+    out = _folder() / f"{name}.tkt"
+    cmd = [sys.executable, "-m", "tracekit.cli", "record", str(ROOT / source), "--kernel", kernel,
+           "--global", global_size, "--local", local_size, "-o", str(out), "-q"]
+    for d in defines:
+        cmd += ["-D", d]
+    for a in args:
+        cmd += ["--arg", a]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    assert run.returncode == 0, f"recording {kernel} failed:\n{run.stderr}"
+    return out
+
+
+class Recorded:
+    """A recorded trace as a rule case: ``.trace()`` opens it (a sample trace or a recording)."""
+
+    def __init__(self, make, isa: bool = False):
+        self._make = make
+        self._isa = isa
+
+    def trace(self):
+        from tracekit.formats import open_trace
+        if self._isa:
+            needs_isa()
+        path = self._make() if callable(self._make) else self._make
+        return open_trace(path)
+
+
+def sample(name: str) -> Recorded:
+    return Recorded(SAMPLES / f"{name}.tkt")
+
+
+# -- the kernels ---------------------------------------------------------------------------------
+
+def column_read() -> Path:
+    """1-D work-groups reading an image down its columns (tests/data/images/walks.cl)."""
+    return recorded("tests/data/images/walks.cl", "column_read", "128,128", "64,1",
+                    ("img:r:float:128,128=rand:3", "float[16384]"))
+
+
+def vertical_sum() -> Path:
+    """Each work-item sums eight rows of its own column of a read-only buffer."""
+    return recorded("tests/data/images/walks.cl", "vertical_sum", "64,64", "16,16",
+                    ("float[5120]=rand:3", "float[4096]", "int:64"))
+
+
+def conv_image(channel_type: str) -> Path:
+    """The sample 3x3 convolution through an image of another channel type."""
+    return recorded("sample_traces/kernels/conv2d.cl", "conv3x3_image", "64,64", "16,16",
+                    (f"img:r:{channel_type}:64,64=rand:16", f"img:r:{channel_type}:64,64"))
+
+
+def pressure(kernel: str, live: int) -> Path:
+    """tests/data/isa/pressure.cl: ``heavy`` keeps ``live`` floats live, ``light`` a few."""
+    return recorded("tests/data/isa/pressure.cl", kernel, "256", "32",
+                    ("float[2048]=rand", "float[256]", "int:2"), (f"LIVE={live}",))
+
+
+def scale_rows(kernel: str) -> Path:
+    """tests/data/isa/loops.cl: a loop over consecutive floats (``scale_rows``) or float4s."""
+    elem = "float4[4096]" if kernel.endswith("4") else "float[16384]"
+    return recorded("tests/data/isa/loops.cl", kernel, "1024", "64", (f"{elem}=rand", elem))
+
+
+def gather(bits: int) -> Path:
+    """tests/data/isa/index64.cl: a strided gather indexed with size_t (64) or uint (32)."""
+    t = "ulong" if bits == 64 else "uint"
+    return recorded("tests/data/isa/index64.cl", f"gather{bits}", "1024", "64",
+                    ("float[1024]=rand", "float[1024]", f"{t}:1024", f"{t}:7"))

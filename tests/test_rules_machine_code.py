@@ -1,0 +1,120 @@
+"""Machine-code rules on Intel targets: SIMD8 from register pressure, spills, unrolled scalar loads,
+64-bit index arithmetic.
+
+Every kernel is recorded for real (Oclgrind) and built with Intel's own ocloc and iga64,
+which ``tracekit record`` does for the Intel targets; without them these tests skip.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import recorded_kernels as rk
+from rules_helpers import fired
+from test_rules_workgroup import check_case, params
+
+import analyzers
+from analyzers.rules import registry, run_rules
+from analyzers.rules.gains import price_by_replay
+from tracekit.formats import open_trace
+
+ISA = lambda make: rk.Recorded(make, isa=True)  # noqa: E731
+CASES = {
+    "INTEL-SIMD-NARROWED": (["intel"], lambda t: ISA(lambda: rk.pressure("heavy", 32)),
+                            lambda t: ISA(lambda: rk.pressure("light", 32))),
+    "INTEL-SPILL-SCRATCH": (["intel"], lambda t: ISA(lambda: rk.pressure("heavy", 160)),
+                            lambda t: ISA(lambda: rk.pressure("heavy", 32))),
+    "INTEL-UNROLLED-SCALAR-LOADS": (["intel"], lambda t: ISA(lambda: rk.scale_rows("scale_rows")),
+                                    lambda t: ISA(lambda: rk.scale_rows("scale_rows4"))),
+    "INTEL-INT64-ADDRESS": (["intel"], lambda t: ISA(lambda: rk.gather(64)),
+                            lambda t: ISA(lambda: rk.gather(32))),
+}
+MACHINE_RULES = sorted(CASES)
+
+
+@pytest.mark.parametrize("rule_id,vendor", params(CASES))
+def test_rule_fires_and_stays_quiet(rule_id, vendor):
+    check_case(CASES, rule_id, vendor)
+
+
+def _launch(path, target="intel-hd530"):
+    res = analyzers.analyze(path, target)
+    return res, res.launches[0]
+
+
+def test_register_pressure_kernel_is_reported_at_the_width_ocloc_chose():
+    rk.needs_isa()
+    res, r = _launch(rk.pressure("heavy", 32))
+    m = r.machine
+    assert m.priced_by == "machine_code" and m.simd_width == 8 and m.target_width == 16 and m.narrowed
+    assert r.simd.layout.width == 8
+    (f,) = run_rules(res, only=["INTEL-SIMD-NARROWED"])
+    assert f.severity == "note" and f.estimated_gain_s is None
+    assert f.evidence["simd_width"] == 8 and f.evidence["registers_used"] == f"{m.grf_used} of {m.grf_count}"
+    assert "another program" in f.evidence["not_priced"]
+
+
+def test_spills_are_priced_from_their_messages_and_bytes():
+    rk.needs_isa()
+    res, r = _launch(rk.pressure("heavy", 160))
+    m = r.machine
+    assert m.spill_fill and m.scratch_cycles > 0 and m.scratch_read_bytes > 0
+    (f,) = run_rules(res, only=["INTEL-SPILL-SCRATCH"])
+    assert f.gain_method == "model" and f.estimated_gain_s > 0
+    assert f.evidence["scratch_read_bytes"] == int(m.scratch_read_bytes)
+    assert f.evidence["spill_lines"] and all(x.startswith("pressure.cl:") for x in f.evidence["spill_lines"])
+    # the saving is bounded by the spill messages' share of the ALU term plus their L3 time
+    assert f.estimated_gain_s <= r.time_estimates["alu_s"] * m.scratch_cycles / m.machine_cycles + 1e-12
+
+
+def test_unrolled_scalar_loads_gain_by_replaying_vector_loads():
+    rk.needs_isa()
+    path = rk.scale_rows("scale_rows")
+    res, r = _launch(path)
+    (f,) = price_by_replay(run_rules(res, only=["INTEL-UNROLLED-SCALAR-LOADS"]), [res], open_trace(path))
+    assert f.evidence["unroll_factor"] >= 4 and f.evidence["bytes_per_lane_per_message"] == 4
+    assert f.evidence["consecutive_share"] > 0.9
+    assert f.gain_method == "replay" and f.estimated_gain_fraction > 0.1
+    # the restrict form lets the compiler merge the messages itself: nothing to advise
+    rk.needs_isa()
+    assert fired(ISA(lambda: rk.scale_rows("scale_rows_restrict")), "intel", "INTEL-UNROLLED-SCALAR-LOADS") \
+        is None
+
+
+def test_int64_rule_prices_the_64_bit_instructions():
+    rk.needs_isa()
+    res, r = _launch(rk.gather(64))
+    m = r.machine
+    assert m.int64_cycles > 0 and 0 < m.int64_saving_cycles <= m.int64_cycles
+    (f,) = run_rules(res, only=["INTEL-INT64-ADDRESS"])
+    assert f.evidence["int64_share_of_machine_cycles"] == pytest.approx(m.int64_cycles / m.machine_cycles,
+                                                                        abs=1e-4)
+    assert f.evidence["lines"] and f.gain_method == "model" and f.estimated_gain_s > 0
+    _, r32 = _launch(rk.gather(32))
+    assert r32.machine.int64_cycles == 0
+
+
+SAMPLES_WITHOUT_CAUSE = ["vector_add", "matmul_naive", "transpose_tiled", "reduction", "box_filter_8x8",
+                         "conv3x3_buffer", "strided_copy"]
+
+
+@pytest.mark.parametrize("sample", SAMPLES_WITHOUT_CAUSE)
+def test_machine_code_rules_stay_quiet_on_samples_without_the_cause(sample, tmp_path):
+    """The sample kernels compile SIMD16 or wider without spills, index with int, and either do not
+    loop over consecutive elements or have the compiler vectorise them (the box filter's unrolled
+    loop walks down columns: not one vector)."""
+    rk.needs_isa()
+    from tracekit.isa.attach import attach
+
+    path = Path(shutil.copytree(rk.SAMPLES / f"{sample}.tkt", tmp_path / f"{sample}.tkt"))
+    attach(path, ["intel-hd530"])
+    res = analyzers.analyze(path, "intel-hd530")
+    assert all(r.machine.simd_width for r in res.launches), "machine code was attached"
+    assert run_rules(res, only=MACHINE_RULES) == []
+
+
+def test_machine_rules_are_registered_for_intel_only():
+    for rid in MACHINE_RULES:
+        assert registry()[rid].vendors == ("intel",)

@@ -1,0 +1,148 @@
+"""Sampled recordings: the whole grid's footprint, and replays at steady state (analyzers.warm_sample)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from analyzers.analyze import analyze
+from tracekit.errors import TraceFormatError
+from tracekit.formats import open_trace
+from tracekit.recorder import record_kernel, toolchain
+from tracekit.trace.footprint import BufferFootprint, LaunchFootprint, decode, encode, launch_footprint
+from tracekit.trace.store import TraceWriter, conform
+
+KERNELS = Path(__file__).resolve().parent.parent / "sample_traces" / "kernels"
+N_MM = 128          # 64 KiB matrices: everything fits the H200's L2, rows and columns are re-read
+N_COPY = 1 << 18    # 1 MiB vectors, each read or written once
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built():
+    toolchain.plugin_path()
+    toolchain.host_path()
+
+
+def _record(tmp, kernel_file, kernel, glob, local, args, sample):
+    out = tmp / f"{kernel}_{sample.replace(':', '_')}.tkt"
+    record_kernel(KERNELS / kernel_file, kernel, global_size=glob, local_size=local, args=args, sample=sample,
+                  out=out)
+    return open_trace(out)
+
+
+@pytest.fixture(scope="module")
+def matmul(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("mm")
+    n = N_MM
+    args = [f"float[{n * n}]", f"float[{n * n}]", f"float[{n * n}]", f"int:{n}"]
+    return {s: _record(tmp, "matmul.cl", "matmul_naive", f"{n},{n}", "16,16", args, s)
+            for s in ("all", "first:8")}
+
+
+@pytest.fixture(scope="module")
+def vector_add(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("va")
+    n = N_COPY
+    args = [f"float[{n}]", f"float[{n}]", f"float[{n}]", f"int:{n}"]
+    return {s: _record(tmp, "vector_add.cl", "vector_add", str(n), "256", args, s)
+            for s in ("all", "first:16")}
+
+
+def test_sampled_recording_carries_the_whole_grids_footprint(vector_add):
+    sampled, whole = vector_add["first:16"], vector_add["all"]
+    fp = launch_footprint(sampled, 0)
+    assert fp is not None and fp.granule_bytes == 32
+    by_arg = {b.arg: b for b in fp.buffers}
+    # a and b are read whole, c is written whole, by all 1024 work-groups (16 were recorded)
+    assert sorted(by_arg) == [0, 1, 2]
+    for arg in (0, 1):
+        assert by_arg[arg].read.all() and not by_arg[arg].written.any()
+    assert by_arg[2].written.all() and not by_arg[2].read.any()
+    assert fp.bytes_read == 2 * 4 * N_COPY and fp.bytes_written == 4 * N_COPY
+    # the buffers sit where the recorded rows put them
+    bases = {b["arg"]: b["base"] for b in sampled.launch_metadata(0)["layout"]["global_buffers"]}
+    assert {a: b.base for a, b in by_arg.items()} == bases
+    assert launch_footprint(whole, 0) is None  # a whole recording has every row instead
+    assert fp.distinct_units(128) == (2 * 4 * N_COPY // 128, 4 * N_COPY // 128, 4 * N_COPY // 128)
+
+
+def _memory(trace):
+    r = analyze(trace, "nvidia-h200").launches[0]
+    m = r.memory.memory
+    rates = {c.level: (c.hit_rate, c.load_hit_rate) for c in m.caches}
+    return r.memory.traffic.dram_bytes, rates, m.estimate
+
+
+@pytest.mark.parametrize("case", ["matmul", "vector_add"])
+def test_sampled_replay_agrees_with_the_whole_one(case, request):
+    recs = request.getfixturevalue(case)
+    sample = next(k for k in recs if k != "all")
+    dram_all, rates_all, est_all = _memory(recs["all"])
+    dram_s, rates_s, est_s = _memory(recs[sample])
+    assert est_all.method == "whole" and est_s.method == "warm_sample"
+    assert est_s.scale == pytest.approx(8.0 if case == "matmul" else 64.0)
+    assert dram_s == pytest.approx(dram_all, rel=0.03)
+    for level, (hit, load_hit) in rates_all.items():
+        assert rates_s[level][0] == pytest.approx(hit, abs=0.03), level
+        assert rates_s[level][1] == pytest.approx(load_hit, abs=0.03), level
+
+
+def test_without_a_footprint_the_sample_is_scaled_from_cold(matmul, monkeypatch):
+    """The old estimate (traces recorded before footprints) stays available and says so; for data
+    that fit the L2 it charges every recorded group's first touches again and again."""
+    import analyzers.memory_adapter as ma
+    dram_all, _, _ = _memory(matmul["all"])
+    monkeypatch.setattr(ma, "launch_footprint", lambda trace, launch: None)
+    dram_s, _, est = _memory(matmul["first:8"])
+    assert est.method == "scaled" and est.compulsory_bytes_read == 0
+    assert dram_s > 2 * dram_all
+
+
+def test_estimate_is_in_the_json_result(matmul):
+    doc = analyze(matmul["first:8"], "nvidia-h200").to_dict()
+    est = doc["launches"][0]["memory"]["estimate"]
+    assert est["method"] == "warm_sample" and est["groups_recorded"] == 8 and est["total_groups"] == 64
+    assert est["compulsory_bytes_read"] == 2 * 4 * N_MM * N_MM
+    assert est["compulsory_bytes_written"] == 4 * N_MM * N_MM
+
+
+def test_footprint_round_trip_and_bad_input():
+    rng = np.random.default_rng(3)
+    bufs = [BufferFootprint(4096, 1000, rng.random(32) < 0.3, rng.random(32) < 0.5, arg=1),
+            BufferFootprint(8192, 64, np.zeros(2, bool), np.zeros(2, bool))]
+    entry = json.loads(json.dumps(encode(32, bufs)))
+    assert len(entry["buffers"]) == 1  # an untouched buffer is left out
+    back = decode(entry)
+    assert np.array_equal(back.buffers[0].read, bufs[0].read)
+    assert np.array_equal(back.buffers[0].written, bufs[0].written)
+    assert back.buffers[0].arg == 1 and back.buffers[0].base == 4096
+    # units smaller than a granule count every unit of a touched granule
+    one = LaunchFootprint(32, (BufferFootprint(0, 64, np.array([True, False]), np.zeros(2, bool)),))
+    assert one.distinct_units(16) == (2, 0, 0) and one.distinct_units(64) == (1, 0, 0)
+    bad = dict(entry, buffers=[dict(entry["buffers"][0], read="not base64!")])
+    with pytest.raises(TraceFormatError, match=r"footprint\.buffers\[0\]\.read"):
+        decode(bad)
+    with pytest.raises(TraceFormatError, match="granule_bytes"):
+        decode(dict(entry, granule_bytes=24))
+    short = dict(entry, buffers=[dict(entry["buffers"][0], size=10_000)])
+    with pytest.raises(TraceFormatError, match="bitmap holds"):
+        decode(short)
+
+
+def test_a_bad_footprint_names_the_trace_and_launch(vector_add, tmp_path):
+    src = vector_add["first:16"]
+    rows = src.launches.to_pylist()
+    meta = json.loads(rows[0]["metadata"])
+    meta["footprint"]["buffers"][0]["written"] = 17
+    rows[0]["metadata"] = json.dumps(meta)
+    out = tmp_path / "bad.tkt"
+    with TraceWriter(out) as w:
+        w.write_accesses(src.accesses)
+        w.set_launches(conform(pa.Table.from_pylist(rows), "launches"))
+    where = r"bad\.tkt: launch 0: metadata\.footprint\.buffers\[0\]\.written"
+    with pytest.raises(TraceFormatError, match=where):
+        launch_footprint(open_trace(out), 0)

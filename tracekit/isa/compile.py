@@ -1,0 +1,165 @@
+"""Build a kernel source with ocloc for one device and describe every kernel's machine code.
+
+Two builds of the same source with the same options: a zebin (its ``.ze_info``
+gives the SIMD width, registers and scratch of each kernel) and a ``-g``
+patch-token build whose ``.dbg`` file maps code offsets to source lines.  ``-g``
+leaves the machine code as it is; each kernel's two copies are compared byte for
+byte, and a kernel whose copies differ keeps its listing but is mapped to basic
+blocks only (``line_mapping = "basic_block"``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+
+from tracekit.isa import tools
+from tracekit.isa.classes import classify, logical_weight
+from tracekit.isa.debuglines import KernelLines, read_debug_lines
+from tracekit.isa.listing import parse_listing
+from tracekit.isa.zebin import read_zebin
+
+#: Columns of :attr:`KernelISA.instructions`, one row per machine instruction.
+INSTRUCTION_COLUMNS = ("pc", "block", "op", "function", "exec_size", "channel_offset", "write_enable",
+                       "dst_type", "group", "opclass", "send_kind", "bti", "bytes_read", "bytes_written",
+                       "weight", "file", "line", "column", "text")
+
+
+@dataclass
+class KernelISA:
+    """One kernel's machine code for one device, and what the compiler said about it."""
+
+    device: str
+    kernel: str
+    build_options: str
+    compiler: str
+    simd_width: int
+    grf_count: int          # registers each hardware thread is given (32 bytes each)
+    grf_used: int           # registers the listing touches
+    slm_bytes: int
+    barrier_count: int
+    scratch_bytes: int      # per hardware thread: spills and private arrays kept in memory
+    private_memory: bool
+    line_mapping: str       # "source_line" or "basic_block"
+    instructions: pd.DataFrame = field(repr=False)
+    target: str | None = None
+
+    @property
+    def spill_fill(self) -> bool:
+        """True when the code moves registers to and from scratch memory."""
+        return bool((self.instructions["send_kind"] == "scratch").any())
+
+    @property
+    def group_counts(self) -> dict[str, int]:
+        """Static instructions per group (float, int, math, move, logic, compare, control, send, other)."""
+        return {str(k): int(v) for k, v in self.instructions["group"].value_counts().sort_index().items()}
+
+    @property
+    def send_counts(self) -> dict[str, int]:
+        """Static messages per kind (global, slm, atomic, barrier, scratch, ...)."""
+        s = self.instructions.loc[self.instructions["group"] == "send", "send_kind"]
+        return {str(k): int(v) for k, v in s.value_counts().sort_index().items()}
+
+    def summary(self) -> dict:
+        return {"device": self.device, "kernel": self.kernel, "simd_width": self.simd_width,
+                "grf_count": self.grf_count, "grf_used": self.grf_used, "scratch_bytes": self.scratch_bytes,
+                "spill_fill": self.spill_fill, "slm_bytes": self.slm_bytes,
+                "instructions": len(self.instructions), "line_mapping": self.line_mapping,
+                "groups": self.group_counts, "sends": self.send_counts}
+
+
+@lru_cache(maxsize=1)
+def compiler_version() -> str:
+    """``ocloc <driver version>`` as ``ocloc query`` reports it (``ocloc`` when it does not)."""
+    ocloc = tools.find_tool("ocloc")
+    with tempfile.TemporaryDirectory(prefix="tracekit-ocloc-") as tmp:
+        subprocess.run([ocloc, "query", "OCL_DRIVER_VERSION"], cwd=tmp, capture_output=True, timeout=60)
+        f = Path(tmp) / "OCL_DRIVER_VERSION"
+        version = f.read_text(errors="replace").strip(" \0\n\t") if f.is_file() else ""
+    return f"ocloc {version}".strip()
+
+
+def _line_of(lines: KernelLines | None, pcs: list[int]) -> list[tuple[str | None, int | None, int | None]]:
+    if lines is None or not lines.rows:
+        return [(None, None, None)] * len(pcs)
+    addrs = [r.address for r in lines.rows]
+    out = []
+    for pc in pcs:
+        i = bisect.bisect_right(addrs, pc) - 1
+        r = lines.rows[i] if i >= 0 else None
+        out.append((r.file, r.line, r.column) if r is not None and r.line > 0 else (None, None, None))
+    return out
+
+
+def _same_code(debug: bytes, code: bytes) -> bool:
+    """The debug image's code equals the kernel's, up to the zero padding at the end."""
+    return bool(debug) and code[:len(debug)] == debug and not code[len(debug):].strip(b"\0")
+
+
+def describe_kernel(info, lines: KernelLines | None, platform: str, device: str, options: str,
+                    compiler: str) -> KernelISA:
+    """Disassemble one kernel and label every instruction (class, message, source line)."""
+    parsed = parse_listing(tools.iga_disassemble(info.code, platform))
+    mapped = lines is not None and _same_code(lines.code, info.code)
+    where = _line_of(lines if mapped else None, [p.pc for p in parsed])
+    rows = []
+    prev: dict[int, tuple] = {}
+    for ins, (file, line, col) in zip(parsed, where, strict=True):
+        if line is None and ins.block in prev:      # no line of its own: the block's previous one
+            file, line, col = prev[ins.block]
+        if line is not None:
+            prev[ins.block] = (file, line, col)
+        c = classify(ins)
+        rows.append({"pc": ins.pc, "block": ins.block, "op": ins.op, "function": ins.function,
+                     "exec_size": ins.exec_size, "channel_offset": ins.channel_offset,
+                     "write_enable": ins.write_enable, "dst_type": ins.dst_type, **c,
+                     "weight": logical_weight(ins, info.simd_width), "file": file, "line": line,
+                     "column": col, "text": ins.text})
+    frame = pd.DataFrame(rows, columns=list(INSTRUCTION_COLUMNS))
+    frame["line"] = frame["line"].astype("Int32")
+    frame["column"] = frame["column"].astype("Int32")
+    used = set()
+    for ins in parsed:
+        used.update(ins.registers)
+    return KernelISA(device=device, kernel=info.name, build_options=options, compiler=compiler,
+                     simd_width=info.simd_width, grf_count=info.grf_count,
+                     grf_used=len([r for r in used if r < max(info.grf_count, 1)]),
+                     slm_bytes=info.slm_bytes, barrier_count=info.barrier_count,
+                     scratch_bytes=info.scratch_bytes, private_memory=info.private_memory,
+                     line_mapping="source_line" if mapped and lines.rows else "basic_block",
+                     instructions=frame)
+
+
+def compile_source(source_text: str, device: str, platform: str, *, options: str = "",
+                   source_name: str = "kernel.cl", kernels: list[str] | None = None) -> list[KernelISA]:
+    """Every kernel of ``source_text`` (or those named in ``kernels``) built for ``device``.
+
+    Raises :class:`~tracekit.errors.MissingToolError` without ocloc/iga64 and
+    :class:`~tracekit.isa.tools.IsaCompileError` (with the build log) when the
+    source does not build.
+    """
+    tools.find_tool("ocloc")
+    tools.find_tool("iga64")
+    name = Path(source_name).name or "kernel.cl"
+    with tools.scratch_dir() as tmp:
+        root = Path(tmp)
+        src = root / name
+        src.write_text(source_text)
+        (root / "zebin").mkdir()
+        (root / "debug").mkdir()
+        binary = tools.ocloc_compile(src, device, options, root / "zebin", zebin=True,
+                                     source_name=source_name)
+        infos = read_zebin(binary.read_bytes(), path=str(binary))
+        dbg_bin = tools.ocloc_compile(src, device, options, root / "debug", zebin=False, debug=True,
+                                      source_name=source_name)
+        dbg_files = sorted(dbg_bin.parent.glob("*.dbg"))
+        lines = read_debug_lines(dbg_files[0].read_bytes()) if dbg_files else {}
+        compiler = compiler_version()
+        return [describe_kernel(info, lines.get(info.name), platform, device, options, compiler)
+                for info in infos if kernels is None or info.name in kernels]

@@ -1,0 +1,143 @@
+"""A sampled launch's footprint: which bytes of each global buffer its whole grid read and wrote.
+
+A recording that keeps some work-groups still runs them all, so the recorder notes
+per buffer, at a fixed granularity of :data:`GRANULE_BYTES`, which granules any
+work-group read and which it wrote.  The replay takes the launch's compulsory
+traffic from it (every line the grid touches crosses from memory once), which the
+recorded groups alone cannot give: they see only their own share of the data, and
+scaling their cold misses by the sampling scale charges shared data many times.
+
+Stored in the launch's ``metadata`` JSON under ``footprint`` (optional; see
+docs/trace-format.md): ``granule_bytes`` and one entry per touched buffer with its
+``base`` (device address), ``size``, ``arg`` (kernel argument, when one points to
+it), the counts ``read_granules`` / ``written_granules``, and the bitmaps ``read``
+and ``written``: bit ``g`` (little-endian bit order, byte ``g // 8``) says granule
+``g`` was touched, zlib-compressed and base64-encoded.  Contiguous footprints, the
+common case, compress to a few hundred bytes however large the buffer.
+"""
+
+from __future__ import annotations
+
+import base64
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from tracekit.errors import TraceFormatError
+
+GRANULE_BYTES = 32
+ENCODING = "zlib+base64, little-endian bit order"
+
+
+@dataclass(frozen=True)
+class BufferFootprint:
+    """One buffer's touched granules (``read`` and ``written``: one bool per granule)."""
+
+    base: int
+    size: int
+    read: np.ndarray
+    written: np.ndarray
+    arg: int | None = None
+
+
+@dataclass(frozen=True)
+class LaunchFootprint:
+    """What one launch's whole grid touched, buffer by buffer."""
+
+    granule_bytes: int
+    buffers: tuple[BufferFootprint, ...]
+
+    def distinct_units(self, unit_bytes: int) -> tuple[int, int, int]:
+        """Distinct aligned units of ``unit_bytes`` (a cache's line or sector): read, written,
+        and written but never read.
+
+        Units are counted at device addresses, so two buffers sharing a unit count it
+        once.  A unit smaller than a granule cannot be resolved: each touched granule
+        then counts as ``granule_bytes / unit_bytes`` units (every byte of it touched).
+        """
+        sets = []
+        for which in ("read", "written"):
+            g = self.granule_bytes
+            parts = [np.int64(b.base) + np.flatnonzero(getattr(b, which)).astype(np.int64) * g
+                     for b in self.buffers]
+            addr = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+            if unit_bytes >= self.granule_bytes:
+                sets.append(np.unique(addr // unit_bytes))
+            else:  # every unit of a touched granule
+                per = self.granule_bytes // unit_bytes
+                sets.append((addr[:, None] // unit_bytes + np.arange(per)).reshape(-1))
+        read, written = sets
+        return int(read.size), int(written.size), int(np.setdiff1d(written, read).size)
+
+    @property
+    def bytes_read(self) -> int:
+        return sum(int(b.read.sum()) for b in self.buffers) * self.granule_bytes
+
+    @property
+    def bytes_written(self) -> int:
+        return sum(int(b.written.sum()) for b in self.buffers) * self.granule_bytes
+
+
+def _pack(bits: np.ndarray) -> str:
+    return base64.b64encode(zlib.compress(np.packbits(bits, bitorder="little").tobytes(), 9)).decode("ascii")
+
+
+def _unpack(text, granules: int, where: str) -> np.ndarray:
+    try:
+        raw = zlib.decompress(base64.b64decode(text, validate=True))
+    except Exception as exc:  # binascii.Error, zlib.error, TypeError
+        raise TraceFormatError(f"{where}: not a {ENCODING} bitmap ({exc})") from None
+    if len(raw) * 8 < granules:
+        raise TraceFormatError(f"{where}: the bitmap holds {len(raw) * 8} bits, "
+                               f"the buffer has {granules} granules")
+    return np.unpackbits(np.frombuffer(raw, np.uint8), count=granules, bitorder="little").astype(bool)
+
+
+def encode(granule_bytes: int, buffers: list[BufferFootprint]) -> dict:
+    """The ``footprint`` metadata entry for ``buffers`` (those with no granule touched are left out)."""
+    out = []
+    for b in buffers:
+        if not (b.read.any() or b.written.any()):
+            continue
+        entry = {"base": int(b.base), "size": int(b.size), "read_granules": int(b.read.sum()),
+                 "written_granules": int(b.written.sum()), "read": _pack(b.read), "written": _pack(b.written)}
+        if b.arg is not None:
+            entry["arg"] = int(b.arg)
+        out.append(entry)
+    return {"granule_bytes": int(granule_bytes), "encoding": ENCODING, "buffers": out}
+
+
+def decode(entry, where: str = "footprint") -> LaunchFootprint:
+    """A :class:`LaunchFootprint` from the metadata entry; a clear error naming the bad field."""
+    if not isinstance(entry, dict):
+        raise TraceFormatError(f"{where}: expected an object with granule_bytes and buffers")
+    g = entry.get("granule_bytes")
+    if not isinstance(g, int) or isinstance(g, bool) or g <= 0 or g & (g - 1):
+        raise TraceFormatError(f"{where}.granule_bytes: expected a power of two > 0, got {g!r}")
+    bufs = entry.get("buffers")
+    if not isinstance(bufs, list):
+        raise TraceFormatError(f"{where}.buffers: expected a list of buffer entries")
+    out = []
+    for i, b in enumerate(bufs):
+        at = f"{where}.buffers[{i}]"
+        if not isinstance(b, dict):
+            raise TraceFormatError(f"{at}: expected an object")
+        for key in ("base", "size"):
+            v = b.get(key)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise TraceFormatError(f"{at}.{key}: expected an integer >= 0, got {v!r}")
+        granules = -(-b["size"] // g)
+        bits = {k: _unpack(b.get(k), granules, f"{at}.{k}") for k in ("read", "written")}
+        arg = b.get("arg")
+        out.append(BufferFootprint(b["base"], b["size"], bits["read"], bits["written"],
+                                   arg if isinstance(arg, int) else None))
+    return LaunchFootprint(g, tuple(out))
+
+
+def launch_footprint(trace, launch: int) -> LaunchFootprint | None:
+    """The footprint a launch's metadata carries, or None (recorded whole, or by an older recorder)."""
+    meta = trace.launch_metadata(launch)
+    if "footprint" not in meta:
+        return None
+    return decode(meta["footprint"], f"{trace.path}: launch {launch}: metadata.footprint")
