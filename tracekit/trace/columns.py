@@ -172,6 +172,23 @@ def _overflow_bad(trimmed: pa.Array, what: str, hi: int) -> Bad:
     return Bad(i, repr(trimmed[i].as_py()), f"{what} too large (largest allowed {hi})")
 
 
+def as_text(arr: pa.Array | pa.ChunkedArray, what: str) -> tuple[pa.Array | None, Bad | None]:
+    """``arr`` as a string (or dictionary-of-string) array, or why it cannot be text.
+
+    Numbers and booleans become their decimal text; lists, bytes that are not UTF-8
+    and other types that have no text form are reported.
+    """
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    t = arr.type.value_type if pa.types.is_dictionary(arr.type) else arr.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return arr, None
+    try:
+        return arr.cast(pa.string()), None
+    except pa.ArrowException:
+        return None, Bad(0, str(arr.type), f"{what} column has type {arr.type}, expected text", len(arr))
+
+
 def normalise_vocabulary(arr: pa.Array, allowed: Iterable[str], *, what: str,
                          aliases: dict[str, str] | None = None,
                          canonicalise: Callable[[str], str] | None = None
@@ -183,14 +200,13 @@ def normalise_vocabulary(arr: pa.Array, allowed: Iterable[str], *, what: str,
     ``allowed``.  Returns a dictionary array of canonical strings, or the first
     value outside the vocabulary.
     """
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    arr, bad = as_text(arr, what)
+    if bad:
+        return None, bad
     bad = check_nulls(arr)
     if bad:
         return None, Bad(bad.index, bad.value, f"empty {what}", bad.count)
     if not pa.types.is_dictionary(arr.type):
-        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
-            arr = arr.cast(pa.string())
         arr = arr.dictionary_encode()
     allowed = tuple(allowed)
     allowed_set = set(allowed)

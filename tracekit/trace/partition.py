@@ -43,7 +43,7 @@ class PartitionedTable:
     """One table stored as ``launch=K/part-*.parquet`` files, read as one (ParquetFile-like)."""
 
     def __init__(self, root: Path):
-        self.root = Path(root)
+        self.root = self.path = Path(root)
         parts: dict[int, list[Path]] = {}
         for d in self.root.iterdir():
             m = _PART_RE.match(d.name)
@@ -95,10 +95,22 @@ def is_partitioned(path: Path) -> bool:
     return (Path(path) / "accesses").is_dir()
 
 
+def _integer_launches(pf) -> bool:
+    """True when the stored ``launch`` column is an integer column (its statistics are launch ids)."""
+    names = pf.schema_arrow.names
+    return "launch" in names and pa.types.is_integer(pf.schema_arrow.field("launch").type)
+
+
+def _launch_column(pf, group: int) -> pa.Array:
+    """One row group's ``launch`` values as int32; a clear error for values that are not launch ids."""
+    col = pf.read_row_group(group, columns=["launch"]).column(0)
+    return store.cast_column(col, schema.ACCESSES.field("launch"), path=str(getattr(pf, "path", "")) or None,
+                             refuse_nulls=True)
+
+
 def _row_groups(pf: pq.ParquetFile, wanted: set[int]) -> tuple[list[int], list[bool]]:
     """Row groups that may hold a wanted launch, and whether each holds only wanted launches."""
-    names = pf.schema_arrow.names
-    if "launch" not in names:
+    if not _integer_launches(pf):
         return list(range(pf.num_row_groups)), [False] * pf.num_row_groups
     col = pf.metadata.schema.to_arrow_schema().get_field_index("launch")
     keep, pure = [], []
@@ -125,16 +137,17 @@ def stored_launches(pf) -> set[int]:
     if "launch" not in pf.schema_arrow.names:
         return set()
     col = pf.metadata.schema.to_arrow_schema().get_field_index("launch")
+    stats = _integer_launches(pf)
     out: set[int] = set()
     for i in range(pf.num_row_groups):
         rg = pf.metadata.row_group(i)
         if rg.num_rows == 0:
             continue
-        st = rg.column(col).statistics
+        st = rg.column(col).statistics if stats else None
         if st is not None and st.has_min_max and st.null_count == 0 and st.min == st.max:
             out.add(int(st.min))
         else:
-            out.update(pc.unique(pf.read_row_group(i, columns=["launch"]).column(0)).to_pylist())
+            out.update(pc.unique(_launch_column(pf, i)).to_pylist())
     return out
 
 
@@ -151,9 +164,12 @@ def launch_batches(pf, launches: Iterable[int], *, batch_size: int = 1 << 20,
         groups, pure = _row_groups(pf, wanted)
         batches = _by_group(pf, groups, pure, batch_size, read_cols)
     keys = pa.array(sorted(wanted), pa.int32())
+    field = schema.ACCESSES.field("launch")
     for batch, whole in batches:
         if not whole:
-            batch = batch.filter(pc.is_in(batch.column("launch"), keys))
+            launch = store.cast_column(batch.column("launch"), field, refuse_nulls=True,
+                                       path=str(getattr(pf, "path", "")) or None)
+            batch = batch.filter(pc.is_in(launch, keys))
         if columns is not None and read_cols is not columns:
             batch = batch.select(columns)
         if batch.num_rows:

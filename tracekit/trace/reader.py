@@ -19,6 +19,7 @@ import pyarrow as pa
 from tracekit.errors import TraceFormatError
 from tracekit.files import check_input
 from tracekit.trace import metadata, schema, store
+from tracekit.trace.columns import first_true
 from tracekit.trace.partition import (
     PartitionedTable,
     is_partitioned,
@@ -130,8 +131,11 @@ class Trace:
         """The whole accesses table in memory (use :meth:`iter_batches` for big traces)."""
         if self._mem is not None:
             return self._mem["accesses"]
-        return store.conform(self._pf.read(columns=self._access_columns()), "accesses",
-                             path=str(self._table_path("accesses")))
+        path = self._table_path("accesses")
+        table = store.conform(self._pf.read(columns=self._access_columns()), "accesses", path=str(path))
+        for batch in table.to_batches():
+            _check_values(batch, path)
+        return table
 
     @property
     def access_columns(self) -> list[str]:
@@ -192,7 +196,8 @@ class Trace:
                     if c not in t.column_names and c in target.names and target.field(c).nullable:
                         t = t.append_column(target.field(c), pa.nulls(len(t), target.field(c).type))
                 t = t.select(columns)
-            yield from t.to_batches(max_chunksize=batch_size)
+            for batch in t.to_batches(max_chunksize=batch_size):
+                yield _check_values(batch, self.path) if cast else batch
             return
         pf = self._pf if table == "accesses" else self._open_table(table)
         present = pf.schema_arrow.names
@@ -206,10 +211,12 @@ class Trace:
         else:
             batches = row_group_batches(pf, batch_size, read)
         for batch in batches:
-            if not cast or batch.schema.equals(sub):
+            if not cast:
                 yield batch
-            else:
-                yield _cast_batch(batch, sub, self.path)
+                continue
+            if not batch.schema.equals(sub):
+                batch = _cast_batch(batch, sub, self.path)
+            yield _check_values(batch, self._table_path(table))
 
     def launch_ids(self, table: str = "accesses") -> set[int]:
         """Launches with rows in ``table`` (``accesses`` or ``instructions``), from the
@@ -253,6 +260,44 @@ class Trace:
 
 
 
+#: Values every analyzer relies on, checked on each batch read from a file: the vocabulary
+#: columns (analyzers map them to codes) and the site (an index into per-site arrays).
+_VOCABULARY = {"space": frozenset(schema.SPACES), "op": frozenset(schema.OPS)}
+_HINT = "`tracekit validate {path}` names the first bad row"
+
+
+def _check_values(batch: pa.RecordBatch, path: Path) -> pa.RecordBatch:
+    """``batch`` once the values analyzers index with are known to be in range.
+
+    Only the small dictionaries are looked at unless they hold an unknown word (then
+    whether a row uses it), and the site column's minimum: cheap next to any analysis.
+    """
+    names = batch.schema.names
+    for col, allowed in _VOCABULARY.items():
+        if col not in names:
+            continue
+        arr = batch.column(col)
+        if not pa.types.is_dictionary(arr.type):
+            arr = arr.dictionary_encode()
+        words = arr.dictionary.to_pylist()
+        unknown = [i for i, w in enumerate(words) if w not in allowed]
+        if not unknown:
+            continue
+        used = pa.compute.is_in(arr.indices, value_set=pa.array(unknown, arr.indices.type))
+        if pa.compute.any(used).as_py():
+            word = arr[first_true(used)].as_py()
+            raise TraceFormatError(f"unknown {col} {word!r} (allowed: {', '.join(sorted(allowed))})",
+                                   path=str(path), column=col, hint=_HINT.format(path=path))
+    for col, least, what in (("site", 0, "sites number a kernel's instructions from 0"),
+                             ("items", 1, "a row stands for a run of at least one work-item")):
+        if col in names and batch.num_rows:
+            low = pa.compute.min(batch.column(col)).as_py()
+            if low is not None and low < least:
+                raise TraceFormatError(f"{col} {low} is below {least}: {what}", path=str(path), column=col,
+                                       hint=_HINT.format(path=path))
+    return batch
+
+
 def _cast_batch(batch: pa.RecordBatch, sub: pa.Schema, path: Path) -> pa.RecordBatch:
     arrays = []
     names = set(batch.schema.names)
@@ -260,7 +305,9 @@ def _cast_batch(batch: pa.RecordBatch, sub: pa.Schema, path: Path) -> pa.RecordB
         if field.name not in names and field.nullable:  # an optional column the file lacks
             arrays.append(pa.nulls(batch.num_rows, field.type))
             continue
-        arrays.append(store.cast_column(batch.column(field.name), field, path=str(path),
+        if field.name not in names:
+            raise TraceFormatError("the table has no required column", path=str(path), column=field.name)
+        arrays.append(store.cast_column(batch.column(field.name), field, path=str(path), refuse_nulls=True,
                                         hint=f"`tracekit validate {path}` names the first bad row"))
     return pa.RecordBatch.from_arrays(arrays, schema=sub)
 

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tracekit.errors import TraceFormatError
@@ -44,8 +45,8 @@ _DICT_COLUMNS = ["kernel", "space", "op", "opclass"]
 
 
 #: What pyarrow raises while decoding a damaged file: a page header or body that does not
-#: decode, a size past the end, a checksum that does not match.
-READ_ERRORS = (OSError, pa.ArrowException, EOFError)
+#: decode, a size past the end, a checksum that does not match, a name that is not UTF-8.
+READ_ERRORS = (OSError, pa.ArrowException, EOFError, UnicodeDecodeError)
 
 
 @contextmanager
@@ -74,15 +75,15 @@ class StoredParquet(pq.ParquetFile):
 
     def read(self, *args, **kwargs) -> pa.Table:
         with reading(self.path):
-            return super().read(*args, **kwargs)
+            return _check_text(super().read(*args, **kwargs))
 
     def read_row_group(self, *args, **kwargs) -> pa.Table:
         with reading(self.path):
-            return super().read_row_group(*args, **kwargs)
+            return _check_text(super().read_row_group(*args, **kwargs))
 
     def read_row_groups(self, *args, **kwargs) -> pa.Table:
         with reading(self.path):
-            return super().read_row_groups(*args, **kwargs)
+            return _check_text(super().read_row_groups(*args, **kwargs))
 
     def iter_batches(self, *args, **kwargs):
         with reading(self.path):
@@ -90,9 +91,33 @@ class StoredParquet(pq.ParquetFile):
         while True:
             with reading(self.path):
                 batch = next(batches, None)
+                if batch is not None:
+                    _check_text(batch)
             if batch is None:
                 return
             yield batch
+
+
+def _check_text(data: pa.Table | pa.RecordBatch):
+    """``data`` once its strings are valid UTF-8 and its dictionary indices in range (else ArrowInvalid).
+
+    Parquet readers hand both over unchecked, so a damaged byte would surface much
+    later, far from the file, as a decoding error or an index out of bounds.  A
+    dictionary column costs one min/max over its indices and a look at its (small)
+    dictionary.
+    """
+    for col in data.columns:
+        for arr in (col.chunks if isinstance(col, pa.ChunkedArray) else [col]):
+            if pa.types.is_dictionary(arr.type):
+                bounds = pc.min_max(arr.indices)
+                low, high = bounds["min"].as_py(), bounds["max"].as_py()
+                if low is not None and (low < 0 or high >= len(arr.dictionary)):
+                    raise pa.ArrowInvalid(f"dictionary index {low if low < 0 else high} is outside "
+                                          f"the dictionary of {len(arr.dictionary)} value(s)")
+                arr = arr.dictionary
+            if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
+                arr.validate(full=True)
+    return data
 
 
 def open_parquet(path: Path) -> StoredParquet:
@@ -130,21 +155,29 @@ def _parquet_options(table_schema: pa.Schema) -> dict:
         use_dictionary=[c for c in _DICT_COLUMNS if c in names],
         column_encoding=encoding,
         write_statistics=["launch", "group"] if "group" in names else True,
+        # A CRC per page: readers then tell a damaged page from data (a few bytes per page).
+        write_page_checksum=True,
     )
 
 
-def cast_column(col, field: pa.Field, *, path: str | None = None, hint: str | None = None):
+def cast_column(col, field: pa.Field, *, path: str | None = None, hint: str | None = None,
+                refuse_nulls: bool = False):
     """``col`` as ``field.type`` (strings are dictionary-encoded where the schema says so).
 
-    A value that cannot be cast raises :class:`TraceFormatError` naming the column.
+    A value that cannot be cast raises :class:`TraceFormatError` naming the column;
+    so does an empty value in a required column when ``refuse_nulls`` (readers of
+    stored tables set it: analyzers rely on those columns being filled).
     """
+    if refuse_nulls and not field.nullable and col.null_count:
+        raise TraceFormatError(f"has {col.null_count:,} empty value(s) in a column every row must fill",
+                               path=path, column=field.name, hint=hint)
     if col.type == field.type:
         return col
     try:
         if pa.types.is_dictionary(field.type) and not pa.types.is_dictionary(col.type):
             return col.cast(pa.string()).dictionary_encode().cast(field.type)
         return col.cast(field.type)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+    except pa.ArrowException as exc:
         raise TraceFormatError(f"cannot be read as {field.type} ({exc})", path=path, column=field.name,
                                hint=hint) from None
 
@@ -154,7 +187,8 @@ def conform(table: pa.Table | pa.RecordBatch, kind: str, *, path: str | None = N
 
     An accesses table keeps the optional image columns when it has any of them
     (:func:`tracekit.trace.schema.accesses_schema`).  Raises :class:`TraceFormatError`
-    naming the column (and ``path``, when given) that cannot be cast.
+    naming the column (and ``path``, when given) that cannot be cast.  With ``path`` (a
+    table read from that file) empty values in required columns are refused too.
     """
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
@@ -162,7 +196,8 @@ def conform(table: pa.Table | pa.RecordBatch, kind: str, *, path: str | None = N
     cols = []
     for field in target:
         if field.name in table.column_names:
-            cols.append(cast_column(table.column(field.name), field, path=path))
+            cols.append(cast_column(table.column(field.name), field, path=path,
+                                    refuse_nulls=path is not None))
         elif field.nullable:
             cols.append(pa.nulls(len(table), field.type))
         else:
@@ -410,7 +445,7 @@ def small_tables_from_parquet_metadata(path: Path, meta: dict[bytes, bytes] | No
             out[kind] = schema.empty(kind)
             continue
         try:
-            out[kind] = conform(_from_ipc(raw), kind, path=str(path))
+            out[kind] = conform(_check_text(_from_ipc(raw)), kind, path=str(path))
         except TraceFormatError:
             raise
         except Exception as exc:  # noqa: BLE001 - corrupt metadata is bad input

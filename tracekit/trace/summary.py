@@ -75,7 +75,8 @@ def summarize(trace: Trace, *, batch_size: int = 1 << 20) -> TraceSummary:
         f = facts[facts["launch"] == launch]
         gs = f["global_size"].iloc[0] if len(f) else None
         ls = f["local_size"].iloc[0] if len(f) else None
-        total_groups = int(np.prod(-(-np.asarray(gs) // np.asarray(ls)))) if len(f) else None
+        sized = len(f) and all(int(x) > 0 for x in ls)  # a zero size (invalid) leaves it unknown
+        total_groups = int(np.prod(-(-np.asarray(gs) // np.asarray(ls)))) if sized else None
         meta = trace.launch_metadata(int(launch)) if len(f) else {}
         rows.append({
             "kernel": kernel, "launch": int(launch), "global_size": _dims(gs), "local_size": _dims(ls),

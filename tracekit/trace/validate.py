@@ -26,6 +26,7 @@ from tracekit.errors import TracekitError
 from tracekit.trace import schema
 from tracekit.trace.columns import (
     Bad,
+    as_text,
     check_nulls,
     first_true,
     first_unordered,
@@ -213,8 +214,8 @@ def _check_table(t: Trace, table: str, launches: _Launches, out: _Collector, see
                 out.add("order", "rows are not in (launch, group, item, seq) order or repeat a key; "
                         "re-write the trace with `tracekit ingest`", row=row0 + i + 1)
             last = tuple(k[-1] for k in keys) if len(keys[0]) else last
-        if seen is not None and "launch" in good and "site" in good:
-            pairs = pa.table({"launch": good["launch"], "kernel": batch.column("kernel"),
+        if seen is not None and all(c in good for c in ("launch", "site", "kernel")):
+            pairs = pa.table({"launch": good["launch"], "kernel": good["kernel"],
                               "site": good["site"]}).group_by(["launch", "kernel", "site"]).aggregate([])
             lk, kk, sk = (pairs[c].to_pylist() for c in ("launch", "kernel", "site"))
             seen.launch_kernel.update(zip(lk, kk, strict=True))
@@ -245,14 +246,22 @@ def _check_columns(batch: pa.RecordBatch, table: str, row0: int, out: _Collector
     if table == "instructions":
         _check_opclass(batch.column("opclass"), row0, out)
         if "items" in batch.schema.names:  # optional run length: null means one work-item
-            arr, b = to_integer(batch.column("items").fill_null(1), pa.int32(), what="items", minimum=1)
+            items = batch.column("items")
+            if pa.types.is_null(items.type):
+                items = pa.nulls(len(items), pa.int32())
+            if pa.types.is_integer(items.type):
+                items = items.fill_null(1)
+            arr, b = to_integer(items, pa.int32(), what="items", minimum=1)
             if b:
                 bad(b, "items")
             else:
                 good["items"] = arr.to_numpy()
-    b = check_nulls(batch.column("kernel"))
+    kernel, b = as_text(batch.column("kernel"), "kernel")
+    b = b or check_nulls(kernel)
     if b:
-        bad(Bad(b.index, b.value, "empty kernel name", b.count), "kernel")
+        bad(Bad(b.index, b.value, b.reason if kernel is None else "empty kernel name", b.count), "kernel")
+    else:
+        good["kernel"] = kernel
     if table == "accesses" and any(c in batch.schema.names for c in schema.IMAGE_COLUMNS):
         check_image_columns(batch, batch.column("space"), bad)
     if table == "accesses" and "buffer" in batch.schema.names:
@@ -266,8 +275,12 @@ def _check_columns(batch: pa.RecordBatch, table: str, row0: int, out: _Collector
 
 
 def _check_opclass(col: pa.Array, row0: int, out: _Collector) -> None:
+    col, b = as_text(col, "opclass")
+    if b:
+        out.add("opclass", f"{b.reason}", table="instructions", row=row0 + 1, column="opclass", count=b.count)
+        return
     if not pa.types.is_dictionary(col.type):
-        col = col.cast(pa.string()).dictionary_encode()
+        col = col.dictionary_encode()
     bad_codes = [i for i, v in enumerate(col.dictionary.to_pylist()) if v is None or not schema.is_opclass(v)]
     if bad_codes:
         mask = pc.is_in(col.indices, value_set=pa.array(bad_codes, col.indices.type))
