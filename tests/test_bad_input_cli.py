@@ -465,6 +465,16 @@ def test_file_size_limit_in_the_middle_of_writing(make_trace, tmp_path):
     assert leftovers(tmp_path) == []
 
 
+def test_recording_into_an_unwritable_place_fails_before_it_runs(run_cli, tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    out = blocker / "x.tkt"
+    refused(run_cli("record", VADD, "--kernel", "vector_add", "--global", "64", "--arg", "float[64]",
+                    "--arg", "float[64]", "--arg", "float[64]", "--arg", "int:64", "-o", out),
+            str(out), "is a file, not a folder")
+    assert leftovers(tmp_path) == []
+
+
 def test_output_that_is_a_device_is_refused(run_cli, make_trace):
     refused(run_cli("analyze", make_trace(), "-t", "intel-hd530", "-f", "json", "-o", "/dev/null"),
             "/dev/null", "is a device, pipe or socket")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -27,7 +27,7 @@ _SCALE = {"time_ns": 1e-3, "dram_bytes": 1e-6}
 
 
 def _cell(fmt: str, v, scale: float = 1.0) -> str:
-    if v is None or (isinstance(v, float) and np.isnan(v)):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
     return fmt.format(v * scale if scale != 1.0 else v)
 

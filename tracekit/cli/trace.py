@@ -114,25 +114,25 @@ def _print_summary(s) -> None:
     for col, just in (("kernel", "left"), ("launch", "right"), ("global", "right"), ("local", "right"),
                       ("accesses", "right"), ("bytes", "right"), ("groups", "right")):
         t.add_column(col, justify=just)
-    for r in s.launches.itertuples():
-        known = r.groups_total is not None and r.groups_total == r.groups_total  # NaN when unknown
-        total = f"{int(r.groups_total):,}" if known else "?"
-        groups = f"{r.groups_recorded:,} of {total}" + (" (sampled)" if r.sampled else "")
-        t.add_row(escape(str(r.kernel)), str(r.launch), r.global_size, r.local_size, f"{r.accesses:,}",
-                  f"{r.bytes:,}", groups)
+    for r in s.launch_rows:
+        total = f"{r['groups_total']:,}" if r["groups_total"] is not None else "?"
+        groups = f"{r['groups_recorded']:,} of {total}" + (" (sampled)" if r["sampled"] else "")
+        t.add_row(escape(str(r["kernel"])), str(r["launch"]), r["global_size"], r["local_size"],
+                  f"{r['accesses']:,}", f"{r['bytes']:,}", groups)
     con.print(t)
     t = Table(title="accesses per space and op", title_justify="left")
     for col, just in (("space", "left"), ("op", "left"), ("accesses", "right"), ("bytes", "right"),
                       ("share", "right")):
         t.add_column(col, justify=just)
-    for r in s.spaces.itertuples():
-        share = r.accesses / s.total_accesses if s.total_accesses else 0
-        t.add_row(r.space, r.op, f"{r.accesses:,}", f"{r.bytes:,}", f"{share:.1%}")
+    for r in s.space_rows:
+        share = r["accesses"] / s.total_accesses if s.total_accesses else 0
+        t.add_row(r["space"], r["op"], f"{r['accesses']:,}", f"{r['bytes']:,}", f"{share:.1%}")
     con.print(t)
     t = Table(title="work-group shapes", title_justify="left")
     for col in ("local size", "items per group", "launches"):
         t.add_column(col, justify="right")
-    for r in s.group_shapes.itertuples():
-        t.add_row(r.local_size, "?" if r.items_per_group is None else str(r.items_per_group), str(r.launches))
+    for r in s.shape_rows:
+        items = r["items_per_group"]
+        t.add_row(r["local_size"], "?" if items is None else str(items), str(r["launches"]))
     con.print(t)
     con.print(f"{s.sites:,} sites, {s.instructions:,} instruction rows")

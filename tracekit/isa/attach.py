@@ -10,6 +10,7 @@ footer (the same temporary-name-then-rename as any trace write).
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,10 +93,16 @@ def build_for_trace(trace, targets=None, *, source_path: str | os.PathLike | Non
         devices: dict[str, list] = {}
         for t in chosen:
             devices.setdefault((t.isa.ocloc_device, t.isa.iga_platform), []).append(t.name)
-        for (device, platform), names in sorted(devices.items()):
-            for (text, options), (name, kernels) in programs.items():
-                for k in compile_source(text, device, platform, options=options, source_name=name,
-                                        kernels=sorted(kernels)):
+        jobs = [(names, device, platform, text, options, name, sorted(kernels))
+                for (device, platform), names in sorted(devices.items())
+                for (text, options), (name, kernels) in programs.items()]
+        # Each build waits on ocloc: run them side by side, collect them in order.
+        with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
+            builds = [(names, pool.submit(compile_source, text, device, platform, options=options,
+                                          source_name=name, kernels=kernels))
+                      for names, device, platform, text, options, name, kernels in jobs]
+            for names, build in builds:
+                for k in build.result():
                     k.target = ",".join(sorted(names))
                     result.kernels.append(k)
     except (MissingToolError, IsaCompileError) as exc:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -153,11 +154,13 @@ def compile_source(source_text: str, device: str, platform: str, *, options: str
         src.write_text(source_text)
         (root / "zebin").mkdir()
         (root / "debug").mkdir()
-        binary = tools.ocloc_compile(src, device, options, root / "zebin", zebin=True,
-                                     source_name=source_name)
+        with ThreadPoolExecutor(max_workers=2) as pool:  # the two builds are independent: run both at once
+            zebin = pool.submit(tools.ocloc_compile, src, device, options, root / "zebin", zebin=True,
+                                source_name=source_name)
+            debug = pool.submit(tools.ocloc_compile, src, device, options, root / "debug", zebin=False,
+                                debug=True, source_name=source_name)
+            binary, dbg_bin = zebin.result(), debug.result()
         infos = read_zebin(binary.read_bytes(), path=str(binary))
-        dbg_bin = tools.ocloc_compile(src, device, options, root / "debug", zebin=False, debug=True,
-                                      source_name=source_name)
         dbg_files = sorted(dbg_bin.parent.glob("*.dbg"))
         lines = read_debug_lines(dbg_files[0].read_bytes()) if dbg_files else {}
         compiler = compiler_version()

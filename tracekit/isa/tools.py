@@ -8,6 +8,7 @@ what their outputs mean is read by :mod:`.zebin`, :mod:`.debuglines` and
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -60,6 +61,13 @@ def ocloc_compile(source: Path, device: str, options: str, out_dir: Path, *, zeb
     """
     ocloc = find_tool("ocloc")
     opts = " ".join(x for x in (options.strip(), "-g" if debug else "") if x)
+    cached = _cache_path(ocloc, source, device, opts, zebin)
+    if cached.is_dir():  # built before from the same source, device and options by this ocloc
+        for f in cached.iterdir():
+            shutil.copyfile(f, out_dir / f.name)
+        found = sorted(out_dir.glob("kernel*.bin"))
+        if found:
+            return found[0]
     cmd = [ocloc, "compile", "-file", str(source), "-device", device, "-out_dir", str(out_dir),
            "-output", "kernel"]
     if opts:
@@ -81,7 +89,41 @@ def ocloc_compile(source: Path, device: str, options: str, out_dir: Path, *, zeb
             path=source_name or str(source),
             hint="the Intel targets then fall back to the IR model; fix the source, the build options "
                  "or the target's isa.ocloc_device")
+    _keep(out_dir, cached)
     return binary
+
+
+def _cache_path(ocloc: str, source: Path, device: str, options: str, zebin: bool) -> Path:
+    """Where a build's outputs are kept: a recording of the same kernel builds it only once.
+
+    The key is everything the output depends on: the source text, the device, the
+    options, the container and the ocloc binary itself (path, size and time stamp).
+    """
+    st = os.stat(ocloc)
+    h = hashlib.sha256()
+    container = b"zebin" if zebin else b"patchtokens"
+    for part in (source.read_bytes(), device.encode(), options.encode(), container,
+                 f"{ocloc}:{st.st_size}:{st.st_mtime_ns}".encode()):
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tracekit" / "ocloc" / h.hexdigest()[:32]
+
+
+def _keep(out_dir: Path, cached: Path) -> None:
+    """Copy a successful build into the cache (best effort: a cache that cannot be written is skipped,
+    and of two runs storing the same build at once the second one's copy is dropped)."""
+    tmp = None
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{cached.name}.", dir=cached.parent))
+        for f in out_dir.iterdir():
+            if f.is_file():
+                shutil.copyfile(f, tmp / f.name)
+        os.replace(tmp, cached)
+    except OSError:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def iga_disassemble(kernel_bytes: bytes, platform: str) -> str:

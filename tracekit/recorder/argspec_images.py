@@ -20,7 +20,7 @@ import numpy as np
 
 from tracekit.errors import RecordError
 from tracekit.recorder.argvalue import ArgValue
-from tracekit.trace import schema
+from tracekit.trace import vocabulary
 
 #: Channel types: OpenCL's names and short aliases -> (canonical name, NumPy dtype of a channel).
 CHANNEL_TYPES = {
@@ -101,10 +101,10 @@ def parse_sampler(text: str, where: str):
         raise RecordError(f"{where}: a sampler is sampler:ADDRESSING,FILTER[,normalized], "
                           "e.g. sampler:clamp_to_edge,nearest")
     addressing, filt = words[0], words[1]
-    if addressing not in schema.SAMPLER_ADDRESSING:
+    if addressing not in vocabulary.SAMPLER_ADDRESSING:
         raise RecordError(f"{where}: unknown addressing mode '{addressing}'",
-                          hint="use one of " + ", ".join(schema.SAMPLER_ADDRESSING))
-    if filt not in schema.SAMPLER_FILTERS:
+                          hint="use one of " + ", ".join(vocabulary.SAMPLER_ADDRESSING))
+    if filt not in vocabulary.SAMPLER_FILTERS:
         raise RecordError(f"{where}: unknown filter '{filt}'", hint="use nearest or linear")
     normalized = len(words) == 3 and words[2] == "normalized"
     return ArgValue("sampler", f"{addressing},{filt},{'normalized' if normalized else 'unnormalized'}", 0,

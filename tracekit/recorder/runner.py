@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tracekit.errors import RecordError
+from tracekit.files import check_output, make_parent
 from tracekit.recorder import stream, toolchain
-from tracekit.recorder.convert import Converter, status_of
 from tracekit.recorder.layout import DEFAULT_ALIGNMENT, DEFAULT_HEAP_BASE, DeviceLayout
-from tracekit.trace.store import TraceWriter
 
 _SAMPLE_RE = re.compile(r"^(all|first:[1-9]\d*|every:[1-9]\d*|random:[1-9]\d*(:\d+)?)$")
 ERROR_PREFIX = "TRACEKIT-ERROR "
@@ -109,7 +108,8 @@ def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "
         raise RecordError(f"--align: {exc}") from None
     child_env = dict(os.environ if env is None else env)
     child_env.update(TRACEKIT_SAMPLE=check_sample(sample), PYOPENCL_NO_CACHE="1")
-    writer = TraceWriter(out)  # an output that cannot be written fails before anything runs
+    check_output(out, dirs=True)  # an output that cannot be written fails before anything runs
+    make_parent(out)
     rfd, wfd = os.pipe()
     child_env.update(OCLGRIND_PLUGINS=str(plugin), TRACEKIT_FD=str(wfd))
     try:
@@ -119,13 +119,19 @@ def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "
     except OSError as exc:
         os.close(rfd)
         os.close(wfd)
-        writer.abort()
         raise RecordError(f"cannot start {command[0]}: {exc}") from None
     os.close(wfd)
     pump = _StderrPump(proc.stderr, echo)
     pump.start()
-    conv = Converter(writer, layout=layout, file_alias=file_alias, device=f"Oclgrind {tc.version}")
+    writer, pipe_open = None, True
     try:
+        # The program is starting on the simulator: load the converter and the Parquet
+        # writer meanwhile instead of before (their imports are most of tracekit's start-up).
+        from tracekit.recorder.convert import Converter, status_of
+        from tracekit.trace.store import TraceWriter
+        writer = TraceWriter(out)
+        conv = Converter(writer, layout=layout, file_alias=file_alias, device=f"Oclgrind {tc.version}")
+        pipe_open = False  # the reader owns the pipe now and closes it
         with stream.PipeReader(rfd) as f:
             for rec in stream.read_records(f):
                 conv.handle(rec)
@@ -144,7 +150,10 @@ def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "
         if proc.poll() is None:
             proc.kill()
         proc.wait()
-        writer.abort()
+        if writer is not None:
+            writer.abort()
+        if pipe_open:
+            os.close(rfd)
         if isinstance(exc, OSError):
             raise _disk_error(exc, out) from None
         raise

@@ -32,7 +32,7 @@ from tracekit.targets.model import (
     TextureCacheLevel,
     TextureSpec,
 )
-from tracekit.trace.schema import OPCLASSES, is_opclass
+from tracekit.trace.vocabulary import OPCLASSES, is_opclass
 
 try:  # Python >= 3.11
     import tomllib

@@ -259,3 +259,49 @@ def first_unordered(keys: list[np.ndarray], previous: tuple | None = None, *,
     if not len(bad):
         return None
     return int(bad[0]) + (0 if previous is not None else 1)
+
+
+def _codes(arr: pa.Array | pa.ChunkedArray | np.ndarray) -> tuple[np.ndarray, list]:
+    """(int64 code per row, label per code) of a dictionary, integer or text column."""
+    if isinstance(arr, np.ndarray):
+        arr = pa.array(arr)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if pa.types.is_dictionary(arr.type):
+        return arr.indices.to_numpy(zero_copy_only=False).astype(np.int64), arr.dictionary.to_pylist()
+    labels, codes = np.unique(arr.to_numpy(zero_copy_only=False), return_inverse=True)
+    return codes.astype(np.int64), labels.tolist()
+
+
+def distinct_keys(keys: list[pa.Array | np.ndarray]) -> list[tuple]:
+    """The distinct tuples of ``keys`` (equal-length columns), in code order."""
+    n = len(keys[0]) if keys else 0
+    return list(count_and_sum(keys, np.zeros(n, np.int64)))
+
+
+def count_and_sum(keys: list[pa.Array | np.ndarray], values: pa.Array | np.ndarray
+                  ) -> dict[tuple, tuple[int, int]]:
+    """Rows and the sum of ``values`` per distinct tuple of ``keys`` (dictionary or integer columns).
+
+    NumPy only: Arrow's ``group_by`` would load its query engine (and pandas with it),
+    which the quick commands should not pay for.
+    """
+    combined = np.zeros(len(values), np.int64)
+    coded = [_codes(k) for k in keys]
+    for codes, labels in coded:
+        combined = combined * max(len(labels), 1) + codes
+    uniq, inverse = np.unique(combined, return_inverse=True)
+    counts = np.bincount(inverse, minlength=len(uniq))
+    if not isinstance(values, np.ndarray):
+        values = values.to_numpy(zero_copy_only=False)
+    sums = np.bincount(inverse, weights=values.astype(np.float64), minlength=len(uniq))
+    out: dict[tuple, tuple[int, int]] = {}
+    for u, n, s in zip(uniq.tolist(), counts.tolist(), sums.tolist(), strict=True):
+        key = []
+        for _, labels in reversed(coded):
+            u, c = divmod(u, max(len(labels), 1))
+            key.append(labels[c])
+        key = tuple(reversed(key))
+        n0, s0 = out.get(key, (0, 0))  # a dictionary may repeat a label
+        out[key] = (n0 + n, s0 + int(s))
+    return out

@@ -19,38 +19,22 @@ and makes writers (recorder, ingest) easy to check.
 
 from __future__ import annotations
 
-import re
-
 import pyarrow as pa
 
-FORMAT_VERSION = 1
-
-#: Memory spaces of OpenCL (``image`` covers read_image*/write_image* accesses).
-SPACES = ("global", "local", "constant", "private", "image")
-#: Kinds of memory operation.
-OPS = ("load", "store", "atomic")
-#: What a site is for, where the recorder knows (``sites.role``; null: the kernel's work).
-ROLES = ("address", "indirect", "loop")
-
-_FLOAT_OPS = ("add", "mul", "fma", "div")
-#: Fixed instruction-class vocabulary (see docs/trace-format.md for what maps where).
-#: Special functions are written ``math_<builtin>``, e.g. ``math_sin`` or
-#: ``math_native_exp``, and are accepted by :func:`is_opclass`.
-OPCLASSES = tuple(
-    [f"{p}_{o}" for p in ("fp16", "fp32", "fp64") for o in _FLOAT_OPS]
-    + ["int_add", "int_mul", "int_div", "int64_add", "int64_mul", "int64_div"]
-    + ["bitwise", "convert", "compare", "branch", "barrier"]
-    + ["load", "store", "atomic", "other"]
+# The words of the format live in tracekit.trace.vocabulary (no pyarrow); re-exported here.
+from tracekit.trace.vocabulary import (  # noqa: F401
+    CHANNEL_ORDERS,
+    CHANNEL_TYPES,
+    OPCLASSES,
+    OPS,
+    ROLES,
+    SAMPLER_ADDRESSING,
+    SAMPLER_FILTERS,
+    SPACES,
+    is_opclass,
 )
-_MATH_RE = re.compile(r"^math_[a-z][a-z0-9_]*$")
 
-
-def is_opclass(name: str) -> bool:
-    """True for a member of :data:`OPCLASSES` or a ``math_<builtin>`` class."""
-    return name in _OPCLASS_SET or bool(_MATH_RE.match(name))
-
-
-_OPCLASS_SET = frozenset(OPCLASSES)
+FORMAT_VERSION = 1
 
 _DICT_STR = pa.dictionary(pa.int32(), pa.string())
 
@@ -69,18 +53,6 @@ ACCESSES = pa.schema([
 ])
 #: Columns an accesses table must have; ``buffer`` is optional.
 ACCESS_REQUIRED = tuple(f.name for f in ACCESSES if f.name != "buffer")
-
-#: Addressing modes and filters of an OpenCL sampler, as written in ``sampler_addressing``
-#: and ``sampler_filter`` (``none`` is also what a read without a sampler uses).
-SAMPLER_ADDRESSING = ("none", "clamp_to_edge", "clamp", "repeat", "mirrored_repeat")
-SAMPLER_FILTERS = ("nearest", "linear")
-#: Channel orders and channel types of an image, written ``ORDER:TYPE`` in ``image_format``
-#: (OpenCL's names, lower case, without the ``CL_`` prefix).
-CHANNEL_ORDERS = ("r", "a", "rg", "ra", "rgb", "rgba", "bgra", "argb", "intensity", "luminance",
-                  "rx", "rgx", "rgbx")
-CHANNEL_TYPES = ("snorm_int8", "snorm_int16", "unorm_int8", "unorm_int16", "signed_int8",
-                 "signed_int16", "signed_int32", "unsigned_int8", "unsigned_int16", "unsigned_int32",
-                 "half_float", "float")
 
 #: Optional columns of ``accesses`` for ``image`` rows (read_image*/write_image*): which texel
 #: was read or written, the image's channel format, and the sampler of a read.  Null on every

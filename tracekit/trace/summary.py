@@ -1,8 +1,11 @@
-"""What a trace holds, as DataFrames: launches, accesses per space and op, work-group shapes.
+"""What a trace holds: launches, accesses per space and op, work-group shapes.
 
 :func:`summarize` streams the accesses once (three small columns at a time are
 enough), so it works on traces larger than memory.  The CLI's ``tracekit info``,
 the notebook HTML view of a trace and the demo all print from this one summary.
+It is computed with Arrow alone and kept as rows, so ``tracekit info`` starts
+without pandas; the :class:`TraceSummary` properties hand the same tables over as
+DataFrames for notebooks.
 """
 
 from __future__ import annotations
@@ -13,99 +16,117 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
-if TYPE_CHECKING:  # the reader imports this module; only the type is needed here
+from tracekit.trace.columns import count_and_sum
+
+if TYPE_CHECKING:  # the reader imports this module; only the types are needed here
+    import pandas as pd
+
     from tracekit.trace.reader import Trace
 
+LAUNCH_COLUMNS = ["kernel", "launch", "global_size", "local_size", "accesses", "bytes", "groups_recorded",
+                  "groups_total", "sampled"]
+SPACE_COLUMNS = ["space", "op", "accesses", "bytes"]
+SHAPE_COLUMNS = ["local_size", "items_per_group", "launches"]
 
 
 @dataclass
 class TraceSummary:
     path: str
     layout: str
-    #: One row per launch: kernel, launch, global_size, local_size ("X x Y x Z"), accesses, bytes,
-    #: groups_recorded, groups_total, sampled.
-    launches: pd.DataFrame
-    #: One row per (space, op): accesses, bytes.
-    spaces: pd.DataFrame
-    #: One row per distinct work-group shape: local_size, items_per_group, launches.
-    group_shapes: pd.DataFrame
+    #: One dict per launch: kernel, launch, global_size, local_size ("X x Y x Z"), accesses, bytes,
+    #: groups_recorded, groups_total (None when unknown), sampled.
+    launch_rows: list[dict]
+    #: One dict per (space, op): accesses, bytes.
+    space_rows: list[dict]
+    #: One dict per distinct work-group shape: local_size, items_per_group, launches.
+    shape_rows: list[dict]
     total_accesses: int
     total_bytes: int
     kernels: list[str]
     instructions: int
     sites: int
 
+    @property
+    def launches(self) -> pd.DataFrame:
+        return _frame(self.launch_rows, LAUNCH_COLUMNS)
+
+    @property
+    def spaces(self) -> pd.DataFrame:
+        return _frame(self.space_rows, SPACE_COLUMNS)
+
+    @property
+    def group_shapes(self) -> pd.DataFrame:
+        return _frame(self.shape_rows, SHAPE_COLUMNS)
+
     def _repr_html_(self) -> str:
         return summary_html(self)
+
+
+def _frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
+    import pandas as pd
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _dims(v) -> str:
     return " x ".join(str(int(x)) for x in v) if v is not None else "?"
 
 
+def _add(totals: dict[tuple, list[int]], table: pa.Table, keys: list[str]) -> None:
+    """Add one batch's access count and byte sum per ``keys`` to ``totals``."""
+    for key, (n, b) in count_and_sum([table[k] for k in keys], table["size"]).items():
+        t = totals.setdefault(key, [0, 0])
+        t[0] += n
+        t[1] += b
+
+
 def summarize(trace: Trace, *, batch_size: int = 1 << 20) -> TraceSummary:
     """Stream the accesses once and tabulate them per launch and per (space, op)."""
-    per_launch: list[pd.DataFrame] = []
-    per_space: list[pd.DataFrame] = []
+    per_launch: dict[tuple, list[int]] = {}
+    per_space: dict[tuple, list[int]] = {}
     groups: dict[int, np.ndarray] = {}
     for batch in trace.iter_batches(columns=["kernel", "launch", "group", "space", "op", "size"],
                                     batch_size=batch_size):
         t = pa.Table.from_batches([batch])
-        size64 = t["size"].cast(pa.int64())
-        t = t.set_column(t.schema.get_field_index("size"), "size", size64)
-        per_launch.append(t.group_by(["launch", "kernel"]).aggregate([("size", "count"), ("size", "sum")])
-                          .to_pandas())
-        per_space.append(t.group_by(["space", "op"]).aggregate([("size", "count"), ("size", "sum")])
-                         .to_pandas())
-        lg = pd.DataFrame({"launch": t["launch"].to_numpy(), "group": t["group"].to_numpy()})
-        for launch, g in lg.groupby("launch")["group"]:
-            groups[int(launch)] = np.union1d(groups.get(int(launch), np.empty(0, np.int64)), g.to_numpy())
-    counts = _combine(per_launch, ["launch", "kernel"])
-    spaces = _combine(per_space, ["space", "op"])
+        t = t.set_column(t.schema.get_field_index("size"), "size", t["size"].cast(pa.int64()))
+        _add(per_launch, t, ["launch", "kernel"])
+        _add(per_space, t, ["space", "op"])
+        launch_ids, group_ids = t["launch"].to_numpy(), t["group"].to_numpy()
+        for launch in np.unique(launch_ids):
+            seen = groups.get(int(launch), np.empty(0, np.int64))
+            groups[int(launch)] = np.union1d(seen, group_ids[launch_ids == launch])
 
-    facts = trace.launches.to_pandas()
-    rows = []
-    keys = sorted(set(zip(counts["launch"], counts["kernel"], strict=True)) |
-                  set(zip(facts["launch"].astype(int), facts["kernel"], strict=True)))
+    facts = {int(r["launch"]): r for r in trace.launches.to_pylist()}
+    keys = sorted(set(per_launch) | {(launch, r["kernel"]) for launch, r in facts.items()})
+    launch_rows = []
     for launch, kernel in keys:
-        c = counts[(counts["launch"] == launch) & (counts["kernel"] == kernel)]
-        f = facts[facts["launch"] == launch]
-        gs = f["global_size"].iloc[0] if len(f) else None
-        ls = f["local_size"].iloc[0] if len(f) else None
-        sized = len(f) and all(int(x) > 0 for x in ls)  # a zero size (invalid) leaves it unknown
+        n, b = per_launch.get((launch, kernel), (0, 0))
+        f = facts.get(launch)
+        gs, ls = (f["global_size"], f["local_size"]) if f else (None, None)
+        sized = f is not None and all(int(x) > 0 for x in ls)  # a zero size (invalid) leaves it unknown
         total_groups = int(np.prod(-(-np.asarray(gs) // np.asarray(ls)))) if sized else None
-        meta = trace.launch_metadata(int(launch)) if len(f) else {}
-        rows.append({
+        meta = trace.launch_metadata(int(launch)) if f else {}
+        launch_rows.append({
             "kernel": kernel, "launch": int(launch), "global_size": _dims(gs), "local_size": _dims(ls),
-            "accesses": int(c["accesses"].sum()), "bytes": int(c["bytes"].sum()),
-            "groups_recorded": len(groups.get(int(launch), ())), "groups_total": total_groups,
+            "accesses": int(n), "bytes": int(b), "groups_recorded": len(groups.get(int(launch), ())),
+            "groups_total": total_groups,
             "sampled": bool((meta.get("sampling") or {}).get("mode") not in (None, "all")),
         })
-    launches = pd.DataFrame(rows, columns=["kernel", "launch", "global_size", "local_size", "accesses",
-                                           "bytes", "groups_recorded", "groups_total", "sampled"])
-    shapes = (launches.assign(items_per_group=[_items(s) for s in launches["local_size"]])
-              .groupby(["local_size", "items_per_group"], as_index=False)
-              .agg(launches=("launch", "count")))
+    shapes: dict[tuple, int] = {}
+    for r in launch_rows:
+        key = (r["local_size"], _items(r["local_size"]))
+        shapes[key] = shapes.get(key, 0) + 1
+    shape_rows = [{"local_size": k[0], "items_per_group": k[1], "launches": v}
+                  for k, v in sorted(shapes.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0))]
+    space_rows = [{"space": sp, "op": op, "accesses": n, "bytes": b}
+                  for (sp, op), (n, b) in sorted(per_space.items())]
     return TraceSummary(
-        path=str(trace.path), layout=trace.layout, launches=launches, spaces=spaces, group_shapes=shapes,
-        total_accesses=int(counts["accesses"].sum()), total_bytes=int(counts["bytes"].sum()),
-        kernels=sorted(set(launches["kernel"])), instructions=_instruction_rows(trace),
+        path=str(trace.path), layout=trace.layout, launch_rows=launch_rows, space_rows=space_rows,
+        shape_rows=shape_rows, total_accesses=sum(v[0] for v in per_launch.values()),
+        total_bytes=sum(v[1] for v in per_launch.values()),
+        kernels=sorted({r["kernel"] for r in launch_rows}), instructions=_instruction_rows(trace),
         sites=trace.sites.num_rows)
-
-
-def _combine(parts: list[pd.DataFrame], keys: list[str]) -> pd.DataFrame:
-    if not parts:
-        return pd.DataFrame(columns=[*keys, "accesses", "bytes"])
-    df = pd.concat(parts, ignore_index=True)
-    for k in keys:
-        if isinstance(df[k].dtype, pd.CategoricalDtype):
-            df[k] = df[k].astype(str)
-    df = df.rename(columns={"size_count": "accesses", "size_sum": "bytes"})
-    return df.groupby(keys, as_index=False)[["accesses", "bytes"]].sum().sort_values(keys,
-                                                                                     ignore_index=True)
 
 
 def _items(shape: str) -> int | None:
@@ -125,18 +146,18 @@ def to_json(summary: TraceSummary) -> str:
     """The summary as JSON (for scripts): launches and spaces as lists of records."""
     return json.dumps({
         "path": summary.path, "total_accesses": summary.total_accesses, "total_bytes": summary.total_bytes,
-        "kernels": summary.kernels, "launches": summary.launches.to_dict("records"),
-        "spaces": summary.spaces.to_dict("records"), "group_shapes": summary.group_shapes.to_dict("records"),
+        "kernels": summary.kernels, "launches": summary.launch_rows, "spaces": summary.space_rows,
+        "group_shapes": summary.shape_rows,
     }, indent=1, default=lambda o: o.item() if hasattr(o, "item") else str(o))
 
 
 def summary_html(s: TraceSummary) -> str:
     """A trace's summary as a small HTML table (the notebook view of a :class:`TraceSummary`)."""
     rows = "".join(
-        f"<tr><td>{html.escape(str(r.kernel))}</td><td>{r.launch}</td>"
-        f"<td>{html.escape(r.global_size)}</td><td>{html.escape(r.local_size)}</td>"
-        f"<td>{r.accesses:,}</td><td>{r.bytes:,}</td></tr>"
-        for r in s.launches.itertuples())
+        f"<tr><td>{html.escape(str(r['kernel']))}</td><td>{r['launch']}</td>"
+        f"<td>{html.escape(r['global_size'])}</td><td>{html.escape(r['local_size'])}</td>"
+        f"<td>{r['accesses']:,}</td><td>{r['bytes']:,}</td></tr>"
+        for r in s.launch_rows)
     return (f"<div><b>tracekit trace</b> <code>{html.escape(str(s.path))}</code>: "
             f"{s.total_accesses:,} accesses<table><tr><th>kernel</th><th>launch</th>"
             f"<th>global</th><th>local</th><th>accesses</th><th>bytes</th></tr>{rows}</table></div>")

@@ -28,6 +28,7 @@ from tracekit.trace.columns import (
     Bad,
     as_text,
     check_nulls,
+    distinct_keys,
     first_true,
     first_unordered,
     normalise_vocabulary,
@@ -215,11 +216,9 @@ def _check_table(t: Trace, table: str, launches: _Launches, out: _Collector, see
                         "re-write the trace with `tracekit ingest`", row=row0 + i + 1)
             last = tuple(k[-1] for k in keys) if len(keys[0]) else last
         if seen is not None and all(c in good for c in ("launch", "site", "kernel")):
-            pairs = pa.table({"launch": good["launch"], "kernel": good["kernel"],
-                              "site": good["site"]}).group_by(["launch", "kernel", "site"]).aggregate([])
-            lk, kk, sk = (pairs[c].to_pylist() for c in ("launch", "kernel", "site"))
-            seen.launch_kernel.update(zip(lk, kk, strict=True))
-            seen.kernel_site.update(zip(kk, sk, strict=True))
+            for launch, kernel, site in distinct_keys([good["launch"], good["kernel"], good["site"]]):
+                seen.launch_kernel.add((launch, kernel))
+                seen.kernel_site.add((kernel, site))
         row0 += batch.num_rows
     return row0
 
