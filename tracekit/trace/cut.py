@@ -89,7 +89,7 @@ def cut_trace(trace: Trace, dest: str | os.PathLike, launches: Mapping[int, int 
             total = int((meta.get("sampling") or {}).get("total_groups") or 0)
             if not total:
                 gs, ls = row["global_size"], row["local_size"]
-                total = int(np.prod([g // max(int(x), 1) for g, x in zip(gs, ls)]))
+                total = int(np.prod([g // max(int(x), 1) for g, x in zip(gs, ls, strict=False)]))
             meta = _sampling(meta, len(groups), recorded, total)
             row["metadata"] = json.dumps(meta, sort_keys=True)
         keep_groups[launch] = groups
