@@ -16,7 +16,7 @@ ISA_DEBS     := intel-opencl-icd libigc-tools
 TEST_DEBS    := poppler-utils chromium
 
 DEMO_OUT ?= out/demo
-DEMO_TRACE ?= sample_traces/transpose_tiled.tkt
+DEMO_TRACE ?= sample_traces/transpose_tiled_2048.tkt
 DEMO_TARGETS ?= --target powervr-g6400 --target adreno-640 --target intel-hd530
 
 .PHONY: demo test lint setup setup-test system system-test samples bench clean

@@ -31,7 +31,14 @@ from analyzers.machine_code import MachineCodeResult
 from analyzers.memory_adapter import LaunchMemory, memory_by_launch
 from analyzers.occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
 from analyzers.roles import role_pricing
-from analyzers.simd import SimdResult, simd_utilization, wave_issues, wave_issues_batches, wave_layout
+from analyzers.simd import (
+    SimdResult,
+    simd_utilization,
+    wave_group,
+    wave_issues,
+    wave_issues_batches,
+    wave_layout,
+)
 from tracekit.errors import TraceFormatError, TracekitError
 
 
@@ -156,7 +163,8 @@ def _launch_rows(instructions: pa.Table, launch: int) -> pa.Table:
 
 
 def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory | None,
-                   sites: pd.DataFrame | None = None, machine=None) -> LaunchResult:
+                   sites: pd.DataFrame | None = None, machine=None, *, issues: pd.DataFrame | None = None,
+                   site_table: bool = True) -> LaunchResult:
     """The execution models and the verdict for one launch whose memory replay is done.
 
     ``instructions``: the launch's rows as a table, or an iterable of batches
@@ -164,6 +172,9 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     ``machine``: the kernel's machine code for ``target`` (:class:`tracekit.isa.KernelISA`),
     when the trace has it; the memory replay must then have run at its SIMD width
     (:func:`analyzers.machine_code.launch_target`).
+    ``issues``: the rows already reduced to issues per wave (:func:`wave_issues`) at this
+    target's wave layout, when several variants of one target are analysed (the instruction
+    rows are then not read); ``site_table=False`` leaves the per-site table out.
     """
     from analyzers import machine_code as mc
 
@@ -177,8 +188,9 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
         res.error = str(exc)
         return res
     layout = wave_layout(geo, target)
-    issues = (wave_issues(instructions, layout) if isinstance(instructions, pa.Table)
-              else wave_issues_batches(instructions, layout))
+    if issues is None:
+        issues = (wave_issues(instructions, layout) if isinstance(instructions, pa.Table)
+                  else wave_issues_batches(instructions, layout))
     res.simd = simd_utilization(geo, target, issues=issues)
     res.occupancy = occupancy(geo, layout, target)
     units = min(int(target.compute_units), max(1, _work_units(geo, layout)))
@@ -206,7 +218,8 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     if mem is not None and not mem.per_site.empty:
         ps = mem.per_site
         stores = ps.loc[(ps["space"] != "local") & (ps["space"] != "private") & (ps["op"] != "load"), "site"]
-    chains = load_chains(issues, mem.load_sites if mem is not None else (), stores)
+    chains = load_chains(issues, mem.load_sites if mem is not None else (), stores,
+                         group_of=(lambda w: w) if layout.packed else (lambda w: wave_group(w, layout)))
     if chains.loads_per_wave == 0 and mem is not None and mem.load_sites:
         loads = mem.per_site[mem.per_site["site"].isin(list(mem.load_sites))]
         recorded_waves = layout.waves / geo.sample_scale
@@ -221,7 +234,8 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     res.bound.evidence.update(
         simd_utilization=res.simd.utilization, occupancy=res.occupancy.occupancy,
         occupancy_limiting_factor=res.occupancy.limiting_factor, active_compute_units=units)
-    res.per_site = rd.site_frame(res, sites)
+    if site_table:
+        res.per_site = rd.site_frame(res, sites)
     return res
 
 

@@ -71,15 +71,38 @@ class MemoryTraffic:
     #: targets that look each lane up (``cache_lookup = "lane"``, PowerVR): the "fifteen hits"
     #: after the miss.  Part of a wave's lifetime; 0 elsewhere.
     lookup_s_per_request: float = 0.0
+    #: Distinct cache lines over the load requests (0: not counted, transactions stand in): a
+    #: request waits for the slowest of its lines (:mod:`analyzers.inflight`).
+    load_lines: float = 0.0
+    #: Per cache level: load lookups the replay counted as hits on a line still being filled
+    #: from DRAM.  They wait for the fill, so the latency term serves them at DRAM latency.
+    fill_waits: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class LoadChains:
-    """How a wave's loads overlap: loads per wave and the longest dependent chain."""
+    """How a wave's loads overlap: loads per wave and the longest dependent chain.
+
+    A work-group holds its slot until its slowest wave is done, and a launch ends
+    with its slowest wave, so where work-items loop unevenly (a CSR row per item,
+    rows of 8 to 320 entries) the chain that matters is the longest, not the mean.
+    """
 
     loads_per_wave: float      # load issues per wave (mean over waves that load)
     chain_per_wave: float      # most issues of one load site per wave (mean)
     stores_per_wave: float = 0.0  # global store issues per wave (mean over waves that store)
+    #: the slowest wave's chain in each work-group (or packed task), mean over them
+    chain_per_work_group: float | None = None
+    #: the slowest wave's chain in the launch (of the recorded waves)
+    chain_max: float | None = None
+
+    @property
+    def group_chain(self) -> float:
+        return self.chain_per_wave if self.chain_per_work_group is None else self.chain_per_work_group
+
+    @property
+    def longest_chain(self) -> float:
+        return self.chain_per_wave if self.chain_max is None else self.chain_max
 
     @property
     def loads_in_flight(self) -> float:
@@ -87,12 +110,13 @@ class LoadChains:
         return self.loads_per_wave / self.chain_per_wave if self.chain_per_wave else 0.0
 
 
-def load_chains(issues: pd.DataFrame, load_sites, store_sites=()) -> LoadChains:
+def load_chains(issues: pd.DataFrame, load_sites, store_sites=(), group_of=None) -> LoadChains:
     """Per-wave load issues and chain length from :func:`analyzers.simd.wave_issues` rows.
 
     ``load_sites`` are the sites of loads that go through the cache hierarchy.
     Repeated issues of one site by one wave are taken as dependent (each waits
-    for the last), distinct sites as independent.
+    for the last), distinct sites as independent.  ``group_of`` (wave ids -> the
+    work-group or packed task they belong to) gives the slowest wave of each group.
     """
     if issues.empty:
         return LoadChains(0.0, 0.0)
@@ -102,8 +126,15 @@ def load_chains(issues: pd.DataFrame, load_sites, store_sites=()) -> LoadChains:
     sel = issues[issues["site"].isin(list(load_sites)) & ops.isin(["load", "atomic"])]
     if sel.empty:
         return LoadChains(0.0, 0.0, stores)
-    per_wave = sel.groupby("wave", sort=False)["issues"].agg(["sum", "max"])
-    return LoadChains(float(per_wave["sum"].mean()), float(per_wave["max"].mean()), stores)
+    per_wave = sel.groupby(["wave", "site"], sort=False, observed=True)["issues"].sum() \
+        .groupby(level="wave", sort=False).agg(["sum", "max"])
+    chain = per_wave["max"]
+    per_group = None
+    if group_of is not None:
+        groups = group_of(chain.index.to_numpy())
+        per_group = float(chain.groupby(groups).max().mean())
+    return LoadChains(float(per_wave["sum"].mean()), float(chain.mean()), stores, per_group,
+                      float(chain.max()))
 
 
 def load_chains_from_requests(load_requests_per_site, waves: float) -> LoadChains:
@@ -166,7 +197,8 @@ def memory_times(traffic: MemoryTraffic, target, active_cus: int) -> dict[str, f
     return out
 
 
-def mean_load_latency_s(traffic: MemoryTraffic, target) -> tuple[float, dict[str, float]]:
+def mean_load_latency_s(traffic: MemoryTraffic, target,
+                        queue_s: float = 0.0) -> tuple[float, dict[str, float]]:
     """Average latency of a load transaction, from where the replay found its data.
 
     Walking the levels nearest first, a level serves its hit rate of what reached
@@ -186,32 +218,99 @@ def mean_load_latency_s(traffic: MemoryTraffic, target) -> tuple[float, dict[str
             served[lvl.name] = share
             latency += share * lvl.latency_cycles / clock_hz
             remaining -= share
+    waited = 0.0
     for lvl in traffic.levels:
         rate = lvl.load_hits / lvl.load_accesses if lvl.load_accesses else 0.0
-        share = remaining * rate
+        # hits on a line still being filled from DRAM wait for the fill (analyzers/inflight.py)
+        wait = min(traffic.fill_waits.get(lvl.name, 0.0), lvl.load_hits) / lvl.load_accesses \
+            if lvl.load_accesses else 0.0
+        share = remaining * (rate - wait)
         served[lvl.name] = share
         latency += share * lvl.latency_cycles / clock_hz
-        remaining -= share
-    served["DRAM"] = remaining
-    latency += remaining * float(target.dram.latency_ns) * 1e-9
+        waited += remaining * wait
+        remaining -= remaining * rate
+    served["DRAM"] = remaining + waited
+    latency += served["DRAM"] * (float(target.dram.latency_ns) * 1e-9 + queue_s)
     return latency, served
 
 
-def request_latency_s(traffic: MemoryTraffic, target, transactions_per_request: float) -> float:
+def lines_per_request(traffic: MemoryTraffic) -> float:
+    """Distinct lines a load request touches (transactions where the replay did not count lines)."""
+    if traffic.load_lines and traffic.load_requests:
+        return traffic.load_lines / traffic.load_requests
+    return traffic.load_transactions / traffic.load_requests if traffic.load_requests else 0.0
+
+
+def latency_tails(traffic: MemoryTraffic, target) -> dict[str, float]:
+    """Seconds of each level's exponential latency tail (``latency_tail_cycles`` / ``_ns``)."""
+    clock_hz = float(target.clock_mhz) * 1e6
+    tails = {c.name: float(getattr(c, "latency_tail_cycles", 0.0) or 0.0) / clock_hz for c in target.caches}
+    tails["DRAM"] = float(getattr(target.dram, "latency_tail_ns", 0.0) or 0.0) * 1e-9
+    return {lvl.name: tails.get(lvl.name, 0.0) for lvl in traffic.texture_levels + traffic.levels} | \
+        {"DRAM": tails["DRAM"]}
+
+
+def slowest_of(lines: float, sectors_per_line: float, near: list[tuple[float, float, float]],
+               dram: tuple[float, float, float]) -> float:
+    """Expected latency of a request of ``lines`` lines of ``sectors_per_line`` transactions each.
+
+    Every transaction is served by a cache level with probability share_i, or by
+    DRAM; ``near`` holds (share, base, tail) of the cache levels, ``dram`` DRAM's.
+    A level's latency is base plus an exponential part of mean tail (0: fixed).
+    Cache hits draw their latency per transaction; the transactions of one line that
+    go to DRAM come in one fetch and share one draw.  With a(t) the probability that
+    a transaction is a cache hit done by t, d the DRAM share and G DRAM's latency
+    distribution, a line of m transactions is done by t with probability
+    a^m + ((a + d)^m - a^m) G(t); the request waits for all its lines, and
+    E[latency] is the integral over t of 1 - P(done by t).
+    """
+    d, d_base, d_tail = dram
+    top = max([b + 40.0 * tl for sh, b, tl in near if sh > 0] + [d_base + 40.0 * d_tail])
+    t = np.linspace(0.0, max(top, 1e-12), 8001)
+
+    def cdf(base: float, tail: float) -> np.ndarray:
+        if tail <= 0:
+            return (t >= base).astype(float)
+        return 1.0 - np.exp(-np.clip(t - base, 0.0, None) / tail)
+
+    a = np.zeros_like(t)
+    for sh, base, tail in near:
+        if sh > 0:
+            a += sh * cdf(base, tail)
+    m = max(sectors_per_line, 1.0)
+    line = a ** m + (np.clip(a + d, 0.0, 1.0) ** m - a ** m) * (cdf(d_base, d_tail) if d > 0 else 0.0)
+    y = 1.0 - np.clip(line, 0.0, 1.0) ** max(lines, 1.0)
+    return float(np.sum((y[1:] + y[:-1]) * np.diff(t)) / 2.0)
+
+
+def request_latency_s(traffic: MemoryTraffic, target, transactions_per_request: float,
+                      queue_s: float = 0.0) -> float:
     """Expected latency of a whole load request: a wave waits for its slowest transaction.
 
     With ``c_i`` the share of transactions served at level ``i`` or nearer and ``k``
     transactions per request (taken as independent), the request is done at level
-    ``i`` with probability ``c_i^k - c_(i-1)^k``.
+    ``i`` with probability ``c_i^k - c_(i-1)^k``.  Where a level's latency has an
+    exponential tail (the H200's DRAM: 315 ns for one line, 585 ns for the slowest
+    of 32, ``tests/data/h200_real/chase_lines.csv``), the request's transactions are
+    grouped into its distinct lines, each line's DRAM transactions sharing one fetch,
+    and the expectation is taken over the latency distributions (:func:`slowest_of`).
+    ``queue_s`` is the delay DRAM adds under load (:func:`dram_queue_s`).
     """
     clock_hz = float(target.clock_mhz) * 1e6
     k = max(transactions_per_request, 1.0)
     _, served = mean_load_latency_s(traffic, target)
     levels = traffic.texture_levels + traffic.levels
     lat = {lvl.name: lvl.latency_cycles / clock_hz for lvl in levels}
-    lat["DRAM"] = float(target.dram.latency_ns) * 1e-9
+    lat["DRAM"] = float(target.dram.latency_ns) * 1e-9 + queue_s
+    tails = latency_tails(traffic, target)
+    names = [lvl.name for lvl in levels]
+    if any(tails.get(n, 0.0) > 0 for n in names + ["DRAM"]):
+        lines = min(max(lines_per_request(traffic), 1.0), k)
+        return slowest_of(lines, k / lines,
+                          [(served.get(n, 0.0), lat[n] - tails[n], tails[n]) for n in names],
+                          (served.get("DRAM", 0.0), lat["DRAM"] - tails["DRAM"], tails["DRAM"]))
     total, cum, prev = 0.0, 0.0, 0.0
-    for name in [lvl.name for lvl in levels] + ["DRAM"]:
+    for name in names + ["DRAM"]:
         cum = min(cum + served.get(name, 0.0), 1.0)
         done = 1.0 if name == "DRAM" else cum ** k
         total += (done - prev) * lat[name]
@@ -255,19 +354,113 @@ def launch_costs(target) -> tuple[float, float, float]:
             float(launch.sol_threshold))
 
 
-def schedule_time(schedule: Schedule, lifetime_s: float, dispatch_s: float) -> tuple[float, int]:
+def schedule_time(schedule: Schedule, lifetime_s: float, dispatch_s: float,
+                  longest_s: float | None = None) -> tuple[float, int]:
     """Time the busiest unit needs to run its work-groups when no throughput limit binds.
 
     Two lower bounds, the larger wins: the unit's dispatcher starts its G
-    work-groups one after another and the last one still lives ``lifetime``
-    (``G x dispatch + lifetime``); and each of its S slots hosts ceil(G / S)
-    work-groups in turn, each dispatched and then living its lifetime (Little's
-    law on the slots; the ceiling is the tail of a partly filled last round).
+    work-groups one after another and the last one still lives as long as the
+    slowest (``G x dispatch + longest``); and each of its S slots hosts ceil(G / S)
+    work-groups in turn, each dispatched and then living its lifetime, the time
+    of its slowest wave (Little's law on the slots; the ceiling is the tail of a
+    partly filled last round).
     """
     g = max(int(schedule.work_groups_per_unit), 0)
     s = max(int(schedule.resident_work_groups), 1)
     rounds = -(-g // s)
-    return max(g * dispatch_s + lifetime_s, rounds * (dispatch_s + lifetime_s)) if g else 0.0, rounds
+    longest = lifetime_s if longest_s is None else max(longest_s, lifetime_s)
+    return max(g * dispatch_s + longest, rounds * (dispatch_s + lifetime_s)) if g else 0.0, rounds
+
+
+@dataclass(frozen=True)
+class _Latency:
+    """The latency term at one DRAM queueing delay."""
+
+    latency_s: float
+    mean_s: float
+    served: dict
+    littles_s: float
+    needed: float
+    in_flight: float
+    request_s: float
+    lifetime_s: float
+    longest_s: float
+    sched: dict
+
+
+def dram_queue_s(target, busy: float) -> float:
+    """Delay a DRAM access gains over ``dram.latency_ns`` when DRAM is busy ``busy`` of the time.
+
+    A lone load waits ``latency_ns``; in a launch that streams lines from DRAM every
+    access waits ``loaded_latency_ns`` (the H200's copies: 555-575 ns per line at
+    25 % and 42 % of peak bandwidth alike).  In between the delay rises as
+    1 - exp(-busy / loaded_busy_share), so it is nearly all there once DRAM is busy
+    a few times ``loaded_busy_share``.  Targets without ``loaded_latency_ns`` add none.
+    """
+    d = target.dram
+    loaded = float(getattr(d, "loaded_latency_ns", 0.0) or 0.0)
+    share = float(getattr(d, "loaded_busy_share", 0.0) or 0.0)
+    if loaded <= d.latency_ns or share <= 0:
+        return 0.0
+    return (loaded - float(d.latency_ns)) * 1e-9 * (1.0 - float(np.exp(-max(busy, 0.0) / share)))
+
+
+def _latency_term(traffic: MemoryTraffic, chains: LoadChains, resident_waves: float, target,
+                  schedule: Schedule | None, throughput_s: float, tpr: float, queue_s: float) -> _Latency:
+    lat, served = mean_load_latency_s(traffic, target, queue_s)
+    in_flight = resident_waves * max(chains.loads_in_flight, 1.0 if chains.loads_per_wave else 0.0) * tpr
+    if traffic.load_transactions and in_flight > 0:
+        littles_s = traffic.load_transactions * lat / in_flight
+        needed = traffic.load_transactions / throughput_s * lat if throughput_s > 0 else float("inf")
+    else:
+        littles_s, needed = 0.0, 0.0
+    overhead_s, dispatch_s, _ = launch_costs(target)
+    lifetime_s = longest_s = request_s = 0.0
+    if traffic.load_transactions:
+        request_s = request_latency_s(traffic, target, tpr, queue_s)
+        lifetime_s = chains.group_chain * (request_s + traffic.lookup_s_per_request)
+        longest_s = chains.longest_chain * (request_s + traffic.lookup_s_per_request)
+    if chains.stores_per_wave:
+        lifetime_s += store_ack_latency_s(target)
+        longest_s += store_ack_latency_s(target)
+    sched = {}
+    if schedule is not None:
+        slots_s, rounds = schedule_time(schedule, lifetime_s, dispatch_s, longest_s)
+        latency_s = overhead_s + slots_s
+        sched = {"work_groups_per_unit": schedule.work_groups_per_unit,
+                 "resident_work_groups_per_unit": schedule.resident_work_groups, "rounds": rounds,
+                 "work_group_dispatch_s": dispatch_s, "wave_lifetime_s": lifetime_s,
+                 "slowest_wave_lifetime_s": longest_s}
+    else:
+        latency_s = overhead_s + littles_s
+    return _Latency(latency_s, lat, served, littles_s, needed, in_flight, request_s, lifetime_s, longest_s,
+                    sched)
+
+
+def loaded_latency(term, dram_s: float, throughput_s: float, target) -> tuple[_Latency, float]:
+    """The latency term at the DRAM load it implies, and that load (busy share of DRAM).
+
+    The launch time T is the largest of the three terms and DRAM is busy dram_s / T
+    of it; the latency term grows with that share (:func:`dram_queue_s`) and T with
+    it.  T = max(throughput, latency(dram_s / T)) has one solution (the latency term
+    falls as T grows), found by bisection.  Targets without ``dram.loaded_latency_ns``
+    keep the unloaded latencies.
+    """
+    idle = term(0.0)
+    if not dram_s or not dram_queue_s(target, 1.0):
+        return idle, 0.0
+    lo = max(throughput_s, dram_s / 0.99, 1e-12)
+    at_lo = term(dram_queue_s(target, dram_s / lo))
+    if at_lo.latency_s <= lo:
+        return at_lo, dram_s / lo
+    hi = at_lo.latency_s
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if term(dram_queue_s(target, dram_s / mid)).latency_s > mid:
+            lo = mid
+        else:
+            hi = mid
+    return term(dram_queue_s(target, dram_s / hi)), dram_s / hi
 
 
 def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_waves: float,
@@ -283,30 +476,12 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
     bottleneck = max(sorted(levels), key=lambda k: levels[k]) if levels else "DRAM"
     memory_s = levels.get(bottleneck, 0.0)
     throughput_s = max(alu_s, memory_s)
-    lat, served = mean_load_latency_s(traffic, target)
     tpr = traffic.load_transactions / traffic.load_requests if traffic.load_requests else 0.0
-    in_flight = resident_waves * max(chains.loads_in_flight, 1.0 if chains.loads_per_wave else 0.0) * tpr
-    if traffic.load_transactions and in_flight > 0:
-        littles_s = traffic.load_transactions * lat / in_flight
-        needed = traffic.load_transactions / throughput_s * lat if throughput_s > 0 else float("inf")
-    else:
-        littles_s, needed = 0.0, 0.0
-    overhead_s, dispatch_s, threshold = launch_costs(target)
-    lifetime_s = 0.0
-    if traffic.load_transactions:
-        lifetime_s = chains.chain_per_wave * (request_latency_s(traffic, target, tpr)
-                                              + traffic.lookup_s_per_request)
-    if chains.stores_per_wave:
-        lifetime_s += store_ack_latency_s(target)
-    sched = {}
-    if schedule is not None:
-        slots_s, rounds = schedule_time(schedule, lifetime_s, dispatch_s)
-        latency_s = overhead_s + slots_s
-        sched = {"work_groups_per_unit": schedule.work_groups_per_unit,
-                 "resident_work_groups_per_unit": schedule.resident_work_groups, "rounds": rounds,
-                 "work_group_dispatch_s": dispatch_s, "wave_lifetime_s": lifetime_s}
-    else:
-        latency_s = overhead_s + littles_s
+    overhead_s, _, threshold = launch_costs(target)
+    lt, dram_busy = loaded_latency(
+        lambda q: _latency_term(traffic, chains, resident_waves, target, schedule, throughput_s, tpr, q),
+        levels.get("DRAM", 0.0), throughput_s, target)
+    latency_s = lt.latency_s
     time_s = max(alu_s, memory_s, latency_s)
     utilization = {"alu": alu_s / time_s if time_s > 0 else 0.0}
     utilization.update({k: v / time_s if time_s > 0 else 0.0 for k, v in sorted(levels.items())})
@@ -319,20 +494,27 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
         "utilization": utilization,
         "sol_threshold": threshold,
         "memory_bottleneck": bottleneck,
-        "mean_load_latency_ns": lat * 1e9,
-        "load_served_by": dict(sorted(served.items())),
+        "mean_load_latency_ns": lt.mean_s * 1e9,
+        "load_served_by": dict(sorted(lt.served.items())),
         "load_transactions": traffic.load_transactions,
         "load_transactions_per_request": tpr,
         "loads_per_wave": chains.loads_per_wave,
         "dependent_chain_per_wave": chains.chain_per_wave,
+        "dependent_chain_per_work_group": chains.group_chain,
+        "dependent_chain_slowest_wave": chains.longest_chain,
+        "load_lines_per_request": lines_per_request(traffic),
+        "load_request_latency_ns": lt.request_s * 1e9,
+        "fill_wait_lookups": dict(sorted(traffic.fill_waits.items())),
+        "dram_busy_share": dram_busy,
+        "dram_load_delay_ns": dram_queue_s(target, dram_busy) * 1e9,
         "loads_in_flight_per_wave": chains.loads_in_flight,
         "resident_waves": resident_waves,
-        "transactions_in_flight_available": in_flight,
-        "transactions_in_flight_needed": needed if np.isfinite(needed) else None,
-        "littles_law_s": littles_s,
+        "transactions_in_flight_available": lt.in_flight,
+        "transactions_in_flight_needed": lt.needed if np.isfinite(lt.needed) else None,
+        "littles_law_s": lt.littles_s,
         "lane_lookup_s_per_request": traffic.lookup_s_per_request,
         "launch_overhead_s": overhead_s,
-        **sched,
+        **lt.sched,
     }
     return BoundResult(verdict, time_s, alu_s, memory_s, latency_s, levels, bottleneck, evidence)
 

@@ -114,6 +114,15 @@ def set_index(sets: int, index: str, line_bits: int, line: str = "line") -> str:
     return f"({line} % {sets})"
 
 
+def set_of(lines, sets: int, index: str, line_bits: int):
+    """The set of each line number in ``lines`` (a NumPy int64 array), by the very expression
+    the replay kernels compile (:func:`set_index`)."""
+    import numpy as np
+
+    lines = np.asarray(lines, dtype=np.int64)
+    return eval(set_index(sets, index, line_bits, "line"), {}, {"line": lines}) + 0 * lines
+
+
 def block_entries(g: LevelGeometry) -> int:
     """Entries per set: tags and stamps, and the valid masks where the level is sectored."""
     return (3 if g.sector_bits else 2) * g.ways

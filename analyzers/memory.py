@@ -29,6 +29,7 @@ from analyzers.banks import bank_cycles
 from analyzers.cache import CacheHierarchy
 from analyzers.coalescing import distinct_segments, lane_units
 from analyzers.constant_cache import ConstantCache
+from analyzers.inflight import FillTracker
 from analyzers.patterns import PatternAccumulator, Patterns
 from analyzers.request_cost import request_cycles
 from analyzers.texture_replay import COLUMNS as TEXTURE_COLUMNS
@@ -81,6 +82,9 @@ class MemoryReplay:
     #: The constant cache (``Target.constant_cache``): level, scope, hits, misses, hit_rate of
     #: constant loads, summed over launches; empty where constant loads use ``caches``.
     constant_caches: list[dict] = field(default_factory=list)
+    #: Per launch id, load requests, their distinct lines and the lookups that waited for a fill
+    #: still in flight (:meth:`analyzers.inflight.FillTracker.counts`); recorded counts.
+    fills: dict[int, dict] = field(default_factory=dict)
 
     def _mem_sites(self) -> pd.DataFrame:
         return self.per_site[self.per_site["space"].isin(MEMORY_SPACES)]
@@ -300,6 +304,8 @@ class _LaunchReplay:
         self.clear_sites()
         if self.h is not None and reset:  # reset=False: start from the caches as they are
             self.h.reset()
+        self.fills = FillTracker(target.caches[0].line_bytes, target.compute_units) \
+            if self.h is not None else None
         self._buffers: dict[str, np.ndarray] = {}
 
     def _buffer(self, name: str, n: int) -> np.ndarray:
@@ -384,6 +390,7 @@ class _LaunchReplay:
         tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, addr, size, t.transaction_bytes,
                                                       is_mem & (self.h is not None), unit,
                                                       self._buffer("units", 2 * n))
+        distinct = (units, unit_ptr)  # before any lane-by-lane lookup list replaces them
         if self.h is not None and getattr(t, "cache_lookup", "request") == "lane":
             # each lane of a load looks its own line up (PowerVR); transactions stay distinct lines
             per_lane = is_mem & (rq_op == OP_CODES["load"])
@@ -402,6 +409,8 @@ class _LaunchReplay:
             self.first_level_cycles += float(cycles_l1.sum())
         if self.h is not None and is_mem.any():
             ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units))
+            self.fills.add(ex, is_mem & (rq_op == OP_CODES["load"]), *distinct, cu_of_req, req_wave,
+                           wave_vg, rq_site)
             filtered = None
             if tex is not None:  # image reads through the texture caches, in the same order
                 filtered = tex.stream(order, req_ptr, addr, size, ex, is_mem, rq_space, rq_op, cu_of_req,
@@ -573,6 +582,7 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
 
     site_frames, degree_frames, launch_rows, level_rows, texture_rows, constant_rows = [], [], [], [], [], []
     found: dict[int, Patterns] = {}
+    fills: dict[int, dict] = {}
     current = None
     total = 0
     for cols, ends in _chunks(batches(), block_of, chunk_rows):
@@ -588,6 +598,8 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
             constant_rows.append(current.constant.level_stats() if current.constant is not None else [])
             if pats is not None:
                 found[launch] = pats
+            if current.fills is not None:
+                fills[launch] = current.fills.counts()
             total += current.accesses
             site_frames.append(sites)
             degree_frames.append(degrees)
@@ -599,6 +611,7 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
     rep.texture_caches = _texture_levels(texture_rows)
     rep.constant_caches = _texture_levels(constant_rows)
     rep.patterns = found
+    rep.fills = fills
     return rep
 
 

@@ -219,17 +219,44 @@ def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None,
             name=stats.level, scope="compute_unit", bytes=lookups * cc.line_bytes * scale,
             bandwidth_bytes_per_cycle=0.0, latency_cycles=float(cc.latency_cycles),
             load_accesses=float(lookups) * scale, load_hits=float(stats.hits) * scale))
+    fills = fill_traffic(replay, target, launch, scale)
     traffic = MemoryTraffic(
         texture_levels=tuple(texture),
         levels=tuple(levels),
         dram_bytes=float(memory.dram_bytes) * scale,
         load_requests=requests, load_transactions=transactions,
         local_cycles=float(local.cycles) * scale,
-        dram_bytes_written=float(memory.dram_bytes_written) * scale, lookup_s_per_request=lookup_s)
+        dram_bytes_written=float(memory.dram_bytes_written) * scale, lookup_s_per_request=lookup_s,
+        **fills)
     patterns = getattr(replay, "patterns", {}) or {}
     pats = patterns.get(launch) if launch is not None else next(iter(patterns.values()), None)
     return LaunchMemory(memory, local, sites, traffic,
                         frozenset(int(s) for s in loads["site"]) if len(loads) else frozenset(), pats)
+
+
+def fill_traffic(replay, target, launch: int | None, scale: float) -> dict:
+    """The replay's fill counts (:mod:`analyzers.inflight`) as :class:`MemoryTraffic` fields.
+
+    A lookup that waited on a line another wave of its compute unit had just asked
+    for was a hit at the first per-unit level; one that waited on another unit's
+    fill, a hit at the first shared level.  Only a launch recorded whole says which
+    lines are cold: in a sample (``scale`` > 1) the recorded work-groups find cold
+    what the earlier rounds of the whole launch would have brought in, so the waits
+    are left out there (the lines per request are kept).
+    """
+    fills = getattr(replay, "fills", {}) or {}
+    f = fills.get(launch) if launch is not None else next(iter(fills.values()), None)
+    if not f or not target.caches:
+        return {}
+    if scale > 1.0:
+        return {"load_lines": float(f["load_lines"]) * scale}
+    own = next((c.name for c in target.caches if c.scope == "compute_unit"), None)
+    shared = next((c.name for c in target.caches if c.scope == "shared"), None)
+    waits: dict[str, float] = {}
+    for name, n in ((own or shared, f["fill_waits_same_unit"]), (shared or own, f["fill_waits_other_unit"])):
+        if name is not None and n:
+            waits[name] = waits.get(name, 0.0) + float(n) * scale
+    return {"load_lines": float(f["load_lines"]) * scale, "fill_waits": waits}
 
 
 def _lane_lookups(first: LevelTraffic, target, transactions: float, requests: float):

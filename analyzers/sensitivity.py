@@ -7,13 +7,16 @@ reader should know.  :func:`sensitivity` finds the assumed numbers a launch's
 analysis actually reads, re-runs the analysis with each scaled by each factor, and
 tabulates what moved.
 
-Fast on purpose.  Only numbers the models read for that launch are tried: the clock,
+Fast on purpose, whatever the trace's length.  Only numbers the models read for that
+launch are tried: the clock,
 the issuers, the DRAM figures, the latency and bandwidth of each cache level (a level's
 latency only when the launch loads from memory), the ``alu_cycles`` entries that priced
 the classes it executed, the occupancy limits that applied, and the launch costs in
 ``launch``.  Those leave the memory replay as it was, so only the execution models and
-the verdict are re-run, on the replay's counts.  A cache size changes what hits, so for
-it the launch's replay is run again.
+the verdict are re-run, on the replay's counts, and none of them changes the wave layout,
+so the launch's instruction rows are reduced to issues per wave once and every variant
+prices those.  A cache size changes what hits, so for it the launch's replay is run
+again.
 
 Variants are new :class:`~tracekit.targets.model.Target` objects built with
 ``dataclasses.replace``; the target passed in, which the loader may share, is never
@@ -32,6 +35,8 @@ from analyzers.alu import cost_of, cycles_table
 from analyzers.analyze import LaunchResult, analyze_launch, resolve_target, resolve_trace
 from analyzers.geometry import launch_geometries
 from analyzers.memory_adapter import LaunchMemory, memory_by_launch
+from analyzers.occupancy import LaunchDoesNotFit, check_fits
+from analyzers.simd import wave_issues_batches, wave_layout
 
 FACTORS = (0.5, 2.0)
 COLUMNS = ["launch", "kernel", "field", "factor", "value", "base_value", "verdict", "base_verdict",
@@ -167,9 +172,15 @@ def sensitivity(trace, target, *, factors: Iterable[float] = FACTORS, launches: 
     sites = trace.sites.to_pandas() if trace.sites.num_rows else None
     rows = []
     for geo in geos:
-        # read once; every variant reduces the same batches (a list can be iterated again)
-        ins = list(trace.iter_batches("instructions", launches=[geo.launch], runs=True))
-        base = analyze_launch(geo, target, ins, memory.get(geo.launch), sites)
+        # reduced to issues per wave once: no field tried here changes the wave layout
+        try:
+            check_fits(geo, target)
+        except LaunchDoesNotFit:
+            continue
+        issues = wave_issues_batches(trace.iter_batches("instructions", launches=[geo.launch], runs=True),
+                                     wave_layout(geo, target))
+        base = analyze_launch(geo, target, None, memory.get(geo.launch), sites, issues=issues,
+                              site_table=False)
         if base.error or base.bound is None:
             continue
         base_t = base.time_estimates["total_s"]
@@ -189,7 +200,7 @@ def sensitivity(trace, target, *, factors: Iterable[float] = FACTORS, launches: 
                     mem = memory_by_launch(trace, variant, [geo]).get(geo.launch)
                 else:
                     mem = _retargeted(memory.get(geo.launch), variant)
-                res = analyze_launch(geo, variant, ins, mem, sites)
+                res = analyze_launch(geo, variant, None, mem, sites, issues=issues, site_table=False)
                 verdict = res.verdict if res.error is None else "error"
                 total = res.time_estimates.get("total_s") if res.error is None else float("nan")
                 rows.append({"launch": geo.launch, "kernel": geo.kernel, "field": field, "factor": f,

@@ -55,6 +55,8 @@ N = 4096
 #: each one does.  The FMA chain needs enough waves per scheduler to cover its dependent FMAs:
 #: 256K items.
 BIG, BIG_STRIDED, FMA_ITEMS, GROUP, SAMPLED = 1 << 24, 1 << 20, 1 << 18, "256", "random:64:1"
+#: Side of the demo's matrix (Makefile DEMO_TRACE).
+DEMO_N = 2048
 SAMPLES = [
     Sample("vector_add", "vector_add.cl", "vector_add", f"{BIG}", GROUP,
            [f"float[{BIG}]=rand:1", f"float[{BIG}]=range", f"float[{BIG}]", f"int:{BIG}"],
@@ -70,6 +72,12 @@ SAMPLES = [
            ["float[4096]=range", "float[4096]", "int:64", "int:64"]),
     Sample("transpose_tiled_padded", "transpose.cl", "transpose_tiled_padded", "64,64", "16,16",
            ["float[4096]=range", "float[4096]", "int:64", "int:64"]),
+    # The demo's trace: the tiled transpose on a 2048 x 2048 matrix (16 MiB in, 16 MiB out), big
+    # enough that moving the data, not the launch, takes the time on every target; 64 of its
+    # 16384 work-groups are kept, as a seeded random sample.
+    Sample("transpose_tiled_2048", "transpose.cl", "transpose_tiled", f"{DEMO_N},{DEMO_N}", "16,16",
+           [f"float[{DEMO_N * DEMO_N}]=range", f"float[{DEMO_N * DEMO_N}]", f"int:{DEMO_N}", f"int:{DEMO_N}"],
+           sample=SAMPLED),
     Sample("reduction", "reduction.cl", "reduce_sum", f"{N}", "128",
            [f"float[{N}]=rand:2", f"float[{N // 128}]", "local:float[128]"]),
     Sample("divergent_branch", "divergent_branch.cl", "divergent_branch", f"{N}", "64",

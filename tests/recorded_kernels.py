@@ -13,6 +13,7 @@ or iga64 is missing.
 from __future__ import annotations
 
 import atexit
+import hashlib
 import shutil
 import subprocess
 import sys
@@ -47,8 +48,9 @@ def recorded(source: str, kernel: str, global_size: str, local_size: str, args: 
              defines: tuple[str, ...] = ()) -> Path:
     """The trace of ``kernel`` in ``source`` (relative to the repository) recorded with these sizes and
     arguments."""
-    name = "-".join([kernel, *(d.replace("=", "") for d in defines), global_size.replace(",", "x")])
-    out = _folder() / f"{name}.tkt"
+    spec = repr((source, kernel, global_size, local_size, args, defines))
+    key = hashlib.sha1(spec.encode()).hexdigest()[:10]
+    out = _folder() / f"{kernel}-{key}.tkt"     # one file per distinct recording
     cmd = [sys.executable, "-m", "tracekit.cli", "record", str(ROOT / source), "--kernel", kernel,
            "--global", global_size, "--local", local_size, "-o", str(out), "-q"]
     for d in defines:

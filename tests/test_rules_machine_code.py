@@ -65,6 +65,8 @@ def test_spills_are_priced_from_their_messages_and_bytes():
     assert f.gain_method == "model" and f.estimated_gain_s > 0
     assert f.evidence["scratch_read_bytes"] == int(m.scratch_read_bytes)
     assert f.evidence["spill_lines"] and all(x.startswith("pressure.cl:") for x in f.evidence["spill_lines"])
+    # the checklist names the same lines as source positions
+    assert [f"pressure.cl:{ln}" for _, ln in f.sites] == f.evidence["spill_lines"][:len(f.sites)]
     # the saving is bounded by the spill messages' share of the ALU term plus their L3 time
     assert f.estimated_gain_s <= r.time_estimates["alu_s"] * m.scratch_cycles / m.machine_cycles + 1e-12
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from rules_helpers import KernelBuilder, fired
 from test_rules_workgroup import check_case, params
@@ -119,27 +120,36 @@ CASES = {
     "GEN-IMAGE-2D": (ALL, lambda t: stencil(True), lambda t: stencil(False)),
     "GEN-ATOMIC-HOT": (["powervr", "adreno", "intel"], lambda t: atomic(True), lambda t: atomic(False)),
     "GEN-PRIVATE-SPILL": (ALL, lambda t: spill(True), lambda t: spill(False)),
-    # the candidate only: whether the padding helps is the replay's to say (test_rules_recorded.py)
-    "GEN-PITCH-PAD": (ALL, lambda t: thrash(t, True), lambda t: thrash(t, True, pad=4)),
 }
 
 
-def thrash(t, fire, rows=64, pad=0):
-    """Column walk over a matrix whose rows lie a multiple of the largest cache apart (each line is
-    evicted before its next use), against the same walk over the matrix stored densely; ``pad``
-    bytes added to the long pitch make it no whole number of lines."""
+def thrash(t, fire, rows=64):
+    """Column walk over a matrix whose rows all fall into one set of every cache level (each line is
+    evicted before its next use), against the same walk over the matrix stored densely."""
     cols = 64
-    pitch = 2 * max(c.size_bytes for c in t.caches) + pad if fire else 4 * cols
-    last = max(t.caches, key=lambda c: c.size_bytes)
-    if fire and last.index == "xor":
-        # a hashed level folds the upper line-address bits onto its set bits, so a power-of-two
-        # pitch spreads; rows at line * 2^b * (1 + 2^b) fold two equal chunks to zero instead
-        b = (last.size_bytes // (last.line_bytes * last.ways) - 1).bit_length()
-        pitch = last.line_bytes * (1 << b) * (1 + (1 << b)) + pad
+    base = np.array(_colliding_rows(t, rows) if fire else [r * 4 * cols for r in range(rows)], np.int64)
     k = KernelBuilder(rows * cols // 8, 32)
     for j in range(8):
-        k.load(1, lambda i, j=j: (i.gid % rows) * pitch + 4 * (j + 8 * (i.gid // rows)))
+        k.load(1, lambda i, j=j: base[i.gid % rows] + 4 * (j + 8 * (i.gid // rows)))
     return k
+
+
+def _colliding_rows(t, rows):
+    """Byte addresses of ``rows`` lines a multiple of every level's line apart that share a set at
+    every level, under each level's set index (modulo: a multiple of the set count apart; a hashed
+    index needs a search)."""
+    from analyzers.cache_kernels import set_of
+    line = max(c.line_bytes for c in t.caches)
+    step = int(np.lcm.reduce([c.sets * c.line_bytes // line for c in t.caches]))
+    cand = np.arange(1 << 22, dtype=np.int64) * step
+    same = np.ones(len(cand), bool)
+    for c in t.caches:
+        lines = cand * (line // c.line_bytes)
+        sets = set_of(lines, c.sets, c.index, c.line_bytes.bit_length() - 1)
+        same &= sets == sets[0]
+    found = cand[same][:rows]
+    assert len(found) == rows, "no rows that collide at every level"
+    return found * line
 
 
 @pytest.mark.parametrize("rule_id,vendor", params(CASES))

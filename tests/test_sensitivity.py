@@ -108,3 +108,16 @@ def test_shipped_target_and_sample_trace():
     assert len(df) and set(df["field"]) <= set(t.assumptions)
     assert set(df["factor"]) == {0.5, 2.0}
     assert (df["base_verdict"] == analyze("sample_traces/transpose_tiled.tkt", t).launches[0].verdict).all()
+
+
+def test_instruction_rows_are_reduced_once_per_launch_whatever_the_variants(monkeypatch):
+    """Every variant prices the same issues per wave: the trace's instruction rows are read once per
+    launch, not once per variant (what keeps the report's sensitivity table cheap on long traces)."""
+    import analyzers.sensitivity as sens
+
+    calls = []
+    real = sens.wave_issues_batches
+    monkeypatch.setattr(sens, "wave_issues_batches", lambda *a, **k: calls.append(1) or real(*a, **k))
+    trace = vector_add(n=1 << 12, local=64).trace()
+    df = sensitivity(trace, "powervr-g6400")
+    assert len(df) > 4 and len(calls) == 1

@@ -145,3 +145,15 @@ def test_validation_of_a_large_trace_streams(tmp_path):
     small = validate(trace, batch_size=1 << 16)
     whole = validate(trace, batch_size=1 << 22)
     assert [(p.row, p.count) for p in small.errors] == [(p.row, p.count) for p in whole.errors] == [(6, 3)]
+
+
+def test_site_roles_outside_the_vocabulary_are_errors(tmp_path):
+    acc = access_pattern()
+    sites = sites_for(acc).to_pandas()
+    sites["role"] = ["address"] + [None] * (len(sites) - 2) + ["stride"]
+    path = tmp_path / "r.tkt"
+    write_trace(path, acc, launches=launches_for(acc, global_size=256, local_size=64),
+                sites=conform(pa.Table.from_pandas(sites, preserve_index=False), "sites"))
+    problem = _only_error(validate(path))
+    assert (problem.table, problem.row, problem.column) == ("sites", len(sites), "role")
+    assert "'stride'" in problem.message and "address, indirect, loop" in problem.message

@@ -220,3 +220,36 @@ def test_single_precision_parses_its_sites():
     assert parse_change("fp32").spec == "fp32"
     with pytest.raises(TracekitError, match="pitch and pad bytes must be positive"):
         parse_change("pad-pitch=0:0:64")
+
+
+def test_replays_share_the_head_and_the_unchanged_replay(monkeypatch):
+    """Pricing several fixes on several targets reads a launch's head once, replays it unchanged once
+    per target, and replays again only the fixes that move accesses; the answers are what_if's."""
+    import analyzers.whatif.replay as rp
+
+    heads, replays = [], []
+    real_head, real_one = rp.head_of_launch, rp._analyze_one
+    monkeypatch.setattr(rp, "head_of_launch", lambda *a, **k: heads.append(1) or real_head(*a, **k))
+    monkeypatch.setattr(rp, "_analyze_one", lambda *a, **k: replays.append(1) or real_one(*a, **k))
+    trace = open_trace("sample_traces/transpose_tiled.tkt")
+    shared = rp.Replays(trace)
+    changes = ("pad-local=64:4", "fast-math", "native-math")
+    got = {(t, c): shared.run(t, c, 0) for t in (INTEL, "powervr-g6400") for c in changes}
+    assert len(heads) == 1
+    assert len(replays) == 2 * (1 + 1)       # per target: the unchanged head and the padded one
+    for (t, c), w in got.items():
+        (alone,) = monkeypatch.undo() or analyzers.what_if(trace, t, c)
+        assert (w.time_before_s, w.time_after_s, w.verdict_after) == \
+            (alone.time_before_s, alone.time_after_s, alone.verdict_after)
+
+
+def test_a_checklist_with_nothing_to_replay_does_not_read_the_trace_again(monkeypatch):
+    import analyzers.whatif.replay as rp
+    from analyzers.rules.gains import price_by_replay
+
+    trace = open_trace("sample_traces/vector_add.tkt")
+    result = analyzers.analyze(trace, "powervr-g6400")
+    findings = run_rules(result)
+    assert findings and all(f.change is None for f in findings)
+    monkeypatch.setattr(rp, "head_of_launch", lambda *a, **k: pytest.fail("the trace was read again"))
+    assert price_by_replay(findings, [result], trace) == findings

@@ -25,6 +25,12 @@ from analyzers.rules.rule import GAIN_LOW, Finding, severity_of
 from analyzers.rules.runner import checklist_order
 from tracekit.errors import TracekitError
 
+#: Accesses a finding's replay reads per launch at most (a head of whole work-groups, both sides
+#: of the comparison): the relative gain measured there scales the whole launch, and the cost of
+#: pricing a checklist stays bounded however long the trace is (640 Ki: every bundled sample's
+#: launches are priced whole, and pricing a long trace stays well inside the analysis' memory).
+PRICING_ACCESSES = 640 << 10
+
 
 def price_by_replay(findings: list[Finding], results, trace, *,
                     max_accesses: int | None = None) -> list[Finding]:
@@ -33,20 +39,23 @@ def price_by_replay(findings: list[Finding], results, trace, *,
     ``results``: the :class:`~analyzers.analyze.AnalysisResult` of each target the
     findings are for (their launch times turn the replay's relative gain into seconds).
     """
-    from analyzers.whatif import what_if
     from analyzers.whatif.changes import Combined
+    from analyzers.whatif.replay import Replays
 
     targets = {r.target.name: r.target for r in results}
     totals = {(r.target.name, lr.launch): float(lr.time_estimates.get("total_s", 0.0) or 0.0)
               for r in results for lr in r.launches}
+    priced = [f for f in findings if f.change is not None and f.target in targets]
+    if not priced:
+        return checklist_order(findings)      # nothing to replay: the trace is not read again
+    replays = Replays(trace, PRICING_ACCESSES if max_accesses is None else max_accesses)
     done: dict[tuple, object] = {}
-    opts = {} if max_accesses is None else {"max_accesses": max_accesses}
 
     def replay(target: str, launch: int, change):
         key = (target, launch, change.spec)
         if key not in done:
             try:
-                (done[key],) = what_if(trace, targets[target], change, launch=launch, **opts)
+                done[key] = replays.run(targets[target], change, launch)
             except TracekitError:  # the change does not apply to this launch
                 done[key] = None
         return done[key]
@@ -59,7 +68,12 @@ def price_by_replay(findings: list[Finding], results, trace, *,
         return w is not None and not w.after.error and w.gain_fraction >= 0 and not f.change.side_effect(
             w.before, w.after)
 
-    together = _joint_credit([f for f in findings if usable(f)], targets, replay, Combined)
+    # launch by launch (each launch's head of work-groups is read once), every target's fixes alone and
+    # then together
+    together: dict[tuple, tuple] = {}
+    for launch, target in sorted({(f.launch, f.target) for f in priced}):
+        group = [f for f in priced if f.launch == launch and f.target == target]
+        together.update(_joint_credit([f for f in group if usable(f)], targets, replay, Combined))
     out = []
     for f in findings:
         if f.change is None or f.target not in targets:

@@ -11,6 +11,8 @@ time the launch would gain, with the same three-term model as
 
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 
 
@@ -61,4 +63,22 @@ def machine_lines(f) -> pd.DataFrame:
     out = m.per_line.copy()
     out["label"] = [f"{fl}:{int(ln)}" if ln == ln else f"{fl}:?" for fl, ln in zip(out["file"], out["line"],
                                                                                  strict=True)]
+    return out
+
+
+def sites_on(f, lines: pd.DataFrame) -> list[int]:
+    """The trace's sites on the source lines of ``lines`` (rows of :func:`machine_lines`), in their order:
+    what a finding names as its source lines."""
+    ps = f.result.per_site
+    if lines.empty or ps is None or ps.empty or "line" not in ps:
+        return []
+    by_line: dict[tuple[str, int], int] = {}
+    for s, fl, ln in sorted(zip(ps["site"], ps["file"], ps["line"], strict=True), key=lambda r: r[0]):
+        if ln == ln and ln is not None and isinstance(fl, str):
+            by_line.setdefault((os.path.basename(fl), int(ln)), int(s))
+    out = []
+    for fl, ln in zip(lines["file"], lines["line"], strict=True):
+        site = by_line.get((str(fl), int(ln))) if ln == ln else None
+        if site is not None and site not in out:
+            out.append(site)
     return out

@@ -509,6 +509,10 @@ class Combined(Change):
     def describe(self) -> str:
         return "; ".join(c.describe() for c in self.changes)
 
+    @property
+    def needs_replay(self) -> bool:
+        return any(c.needs_replay for c in self.changes)
+
     def apply(self, launch: Launch, target) -> Launch:
         for c in self.changes:
             launch = c.apply(launch, target)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from analyzers.analyze import LaunchResult, analyze, resolve_target, resolve_trace
+from analyzers.analyze import LaunchResult, analyze, analyze_launch, resolve_target, resolve_trace
 from analyzers.geometry import launch_geometries
 from analyzers.whatif.changes import Change, Launch, parse_change
 from tracekit.errors import TracekitError
@@ -78,21 +78,59 @@ def what_if(trace, target, change, *, launch: int | None = None,
     at most ``max_accesses`` accesses), scaled to the whole launch.
     """
     trace, target, change = resolve_trace(trace), resolve_target(target), parse_change(change)
-    geos, _ = launch_geometries(trace)
-    if launch is not None:
-        geos = [g for g in geos if g.launch == int(launch)]
-        if not geos:
+    replays = Replays(trace, max_accesses)
+    launches = [int(launch)] if launch is not None else sorted(replays.geos)
+    return [replays.run(target, change, n) for n in launches]
+
+
+class Replays:
+    """What-if replays of one trace that share what a change does not touch.
+
+    A launch's head of work-groups is read once for every target and change (the last
+    launch asked for is kept, so callers go launch by launch), its unchanged replay is
+    run once per target for every change, and a change that leaves the accesses alone
+    (``needs_replay`` False: relaxed or native math, single precision) reuses that replay's
+    memory counts and re-runs only the execution models.
+    """
+
+    def __init__(self, trace, max_accesses: int = MAX_ACCESSES):
+        self.trace = resolve_trace(trace)
+        self.max_accesses = max_accesses
+        self.geos = {g.launch: g for g in launch_geometries(self.trace)[0]}
+        self._head: tuple[int, Launch] | None = None
+        self._before: dict[tuple[str, int], LaunchResult] = {}
+        self._sites = self.trace.sites.to_pandas() if self.trace.sites.num_rows else None
+
+    def head(self, launch: int) -> Launch:
+        if self._head is None or self._head[0] != launch:
+            self._head = None          # let the previous head go before the next is read
+            self._head = (launch, head_of_launch(self.trace, self._geo(launch), self.max_accesses))
+        return self._head[1]
+
+    def _geo(self, launch: int):
+        if launch not in self.geos:
             raise TracekitError(f"the trace has no launch {launch}")
-    out = []
-    for geo in geos:
-        base = head_of_launch(trace, geo, max_accesses)
-        before = _analyze_one(base, target, trace)
+        return self.geos[launch]
+
+    def before(self, target, launch: int) -> LaunchResult:
+        key = (target.name, launch)
+        if key not in self._before:
+            self._before[key] = _analyze_one(self.head(launch), target, self.trace)
+        return self._before[key]
+
+    def run(self, target, change, launch: int) -> WhatIf:
+        """``launch`` on ``target`` before and after ``change``."""
+        target, change = resolve_target(target), parse_change(change)
+        geo = self._geo(launch)
+        base = self.head(launch)
+        before = self.before(target, launch)
         changed = change.apply(base, target)
-        after = _analyze_one(changed, target, trace)
+        if change.needs_replay or before.memory is None:
+            after = _analyze_one(changed, target, self.trace)
+        else:
+            after = _reprice(changed, target, self.trace, before.memory, self._sites)
         kept = int(base.accesses["group"].nunique()) if len(base.accesses) else 0
-        total = geo.total_groups or geo.num_groups
-        out.append(WhatIf(change, geo.kernel, geo.launch, before, after, kept, total))
-    return out
+        return WhatIf(change, geo.kernel, geo.launch, before, after, kept, geo.total_groups or geo.num_groups)
 
 
 def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launch:
@@ -113,7 +151,10 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
         parts.append(t)
         rows += t.num_rows
         last_group = t.column("group")[-1].as_py()
-    acc = (pa.concat_tables(parts) if parts else store.conform(pa.table({}), "accesses")).to_pandas()
+    table = pa.concat_tables(parts) if parts else store.conform(pa.table({}), "accesses")
+    parts = None
+    acc = table.to_pandas()
+    del table
     for c in ("kernel", "space", "op"):
         if c in acc:
             acc[c] = acc[c].astype(str)
@@ -121,9 +162,12 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
     groups = np.unique(acc["group"].to_numpy()) if len(acc) else np.zeros(0, np.int64)
     ins_parts = []
     keep = pa.array(groups, pa.int64())
+    last = int(groups[-1]) if len(groups) else None
     for b in trace.iter_batches("instructions", launches=[geo.launch], runs=True):
         t = pa.Table.from_batches([b])
-        if len(groups):
+        if last is not None:
+            if pa.compute.min(t.column("group")).as_py() > last:
+                break          # rows come in work-group order: the head's rows are all read
             t = t.filter(pa.compute.is_in(t.column("group"), keep))
         if t.num_rows:
             ins_parts.append(expand_runs(t))
@@ -160,7 +204,11 @@ def _launch_row(trace: Trace, geo) -> dict:
 
 def launch_trace(launch: Launch, sites: pa.Table, path: str = "<what-if>") -> Trace:
     """An in-memory trace of one (changed) launch."""
-    acc = launch.accesses.sort_values(["group", "item", "seq"], kind="stable")
+    acc = launch.accesses
+    if not _canonical(acc):
+        acc = acc.sort_values(["group", "item", "seq"], kind="stable")
+    # text columns as categories: Arrow takes them as dictionaries, not one string per row
+    acc = acc.astype({c: "category" for c in ("kernel", "space", "op") if c in acc})
     ins = launch.instructions
     row = dict(launch.row)
     meta = row.get("metadata") or {}
@@ -174,6 +222,23 @@ def launch_trace(launch: Launch, sites: pa.Table, path: str = "<what-if>") -> Tr
     return Trace(path, _tables=tables)
 
 
+def _canonical(acc: pd.DataFrame) -> bool:
+    """Rows already in (group, item, seq) order (most changes rewrite addresses only)."""
+    if len(acc) < 2:
+        return True
+    g, i, s = (acc[c].to_numpy() for c in ("group", "item", "seq"))
+    dg, di, ds = np.diff(g), np.diff(i), np.diff(s)
+    return bool(np.all((dg > 0) | ((dg == 0) & ((di > 0) | ((di == 0) & (ds > 0))))))
+
+
 def _analyze_one(launch: Launch, target, trace: Trace) -> LaunchResult:
     res = analyze(launch_trace(launch, trace.sites, str(trace.path)), target)
     return res.launches[0]
+
+
+def _reprice(launch: Launch, target, trace: Trace, memory, sites) -> LaunchResult:
+    """The execution models and verdict of a changed launch whose accesses did not change: the
+    unchanged replay's memory counts with the changed instructions and launch row."""
+    lt = launch_trace(launch.with_(accesses=launch.accesses.iloc[0:0]), trace.sites, str(trace.path))
+    (geo,), _ = launch_geometries(lt)
+    return analyze_launch(geo, target, lt.instructions, memory, sites)

@@ -145,9 +145,9 @@ def compare(ir: pd.DataFrame, machine: list[pd.DataFrame], warps: list[float]) -
 def role_factors(table: pd.DataFrame, by: str = "cls") -> pd.DataFrame:
     """Machine instructions per IR instruction of each ``by`` class, pooled over launches.
 
-    Every launch weighs the same (its per-warp counts are summed), so a long-running
-    launch does not decide the factor alone; ``median`` is the median of the
-    per-launch ratios where the launch has IR instructions of the class.
+    The per-warp counts of the launches are summed, so a launch's grid size does not
+    weigh (its instructions per warp do); ``median`` is the median of the per-launch
+    ratios where the launch has IR instructions of the class.
     """
     g = table.groupby(["launch", by], as_index=False)[["ir", "machine"]].sum()
     out = g.groupby(by).agg(ir=("ir", "sum"), machine=("machine", "sum"),

@@ -94,8 +94,9 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of --sample-groups.")
 WhatIfOpt = Annotated[str | None, typer.Option(
     "--what-if", help="Replay every launch with a fix applied and show before/after: pad-local=ROW:PAD, "
     "coalesce=BUFFER, align=SITE, drop-staging, vector-loads, keep-in-register=SITE, no-private, "
-    "work-group=X[,Y], fast-math, native-math, as-image=BUFFER[:SITE,...], sampler-borders=SITE,..., "
-    "read-imageh, vector-loop-loads=SITE,...; join several with +.")]
+    "work-group=X[,Y], fast-math, native-math, fp32[=SITES], pad-pitch=BUFFER:PITCH:PAD, "
+    "as-image=BUFFER[:SITE,...], sampler-borders=SITE,..., read-imageh, vector-loop-loads=SITE,...; "
+    "join several with +.")]
 
 
 def _default_format(fmt: OutputFormat | None, output: str | None) -> str:

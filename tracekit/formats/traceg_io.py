@@ -21,7 +21,7 @@ from tracekit.files import check_input
 from tracekit.formats import sass
 from tracekit.formats.traceg import KernelState, TracegReader, _inst_bytes, add_block, launch_row
 from tracekit.formats.traceg_chunk import Chunk, access_table, instruction_table
-from tracekit.trace import schema
+from tracekit.trace import schema, store
 from tracekit.trace.reader import Trace
 from tracekit.trace.store import TraceWriter, conform
 
@@ -153,7 +153,7 @@ def convert_traceg(src: str | os.PathLike, dst: str | os.PathLike, *, layout: st
 def _merge_sites(tables: list[pa.Table]) -> pa.Table:
     if not tables:
         return schema.empty("sites")
-    t = pa.concat_tables([tb.cast(schema.SITES) for tb in tables])
+    t = pa.concat_tables([store.conform(tb, "sites") for tb in tables])   # optional columns as nulls
     seen, keep = set(), []
     for i, (k, s) in enumerate(zip(t["kernel"].to_pylist(), t["site"].to_pylist(), strict=True)):
         if (k, s) not in seen:

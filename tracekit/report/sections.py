@@ -180,9 +180,9 @@ def adreno_why(f, view: TextureView) -> list[str]:
         shape = f" Images are stored in tiles {tile_rows} texel rows high, so" if tile_rows else " So"
         out.append(f"Why the image reads are fast here: they go through the texture processor and its "
                    f"{l1.level}, which served {fmt_pct(l1.hit_rate)} of the {fmt_num(look)} tile lines the "
-                   f"reads looked up; only {fmt_num(fetched)} lines went on to the {view.data_cache}, "
-                   f"which buffer reads would ask for every time.{shape} one line serves the work-items "
-                   f"above and below as well as those beside (Adreno guide §7.1.5.3).")
+                   f"reads looked up; only {fmt_num(fetched)} lines went on to the {view.data_cache} (a "
+                   f"buffer read asks the {view.data_cache} for every line it touches).{shape} one line "
+                   f"serves the work-items above and below as well as those beside (Adreno guide §7.1.5.3).")
         reads = image_reads(f)
         clamps = border_clamp_sites(f, list(reads["site"]))
         modes = sorted({str(m) for m in reads["sampler_addressing"].dropna() if str(m) != "none"})

@@ -71,6 +71,9 @@ class CacheLevel:
     lines_per_cycle: float = 0.0
     data_banks: int = 0
     data_bank_width_bytes: int = 4
+    #: Mean of the exponential part of a hit's latency: a request of k lines served here waits
+    #: latency - tail + tail x (1 + 1/2 + ... + 1/k) (analyzers/bound.py).  0: fixed latency.
+    latency_tail_cycles: float = 0.0
 
     @property
     def sets(self) -> int:
@@ -165,8 +168,16 @@ class LocalMemorySpec:
 @dataclass(frozen=True)
 class DramSpec:
     bandwidth_gb_per_s: float
-    latency_ns: float
+    latency_ns: float         # of one access on its own (a lone dependent load)
     size_bytes: int = 0       # 0: not modelled (shared system memory)
+    #: Mean of the exponential part of ``latency_ns``: a request of k scattered lines waits for
+    #: the slowest, latency - tail + tail x (1 + 1/2 + ... + 1/k).  0: fixed latency.
+    latency_tail_ns: float = 0.0
+    #: Latency of an access while DRAM streams (0: no load dependence); the delay over
+    #: ``latency_ns`` rises as 1 - exp(-busy / loaded_busy_share) with DRAM's busy share
+    #: (analyzers/bound.py).
+    loaded_latency_ns: float = 0.0
+    loaded_busy_share: float = 0.0
 
 
 @dataclass(frozen=True)

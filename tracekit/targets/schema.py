@@ -117,6 +117,10 @@ CACHE = {
                         "(cost_unit = request; 0: no data-stage term)", **NONNEG),
     "data_bank_width_bytes": Field("int", required=False, doc="bytes one data bank delivers per cycle",
                                    **POW2),
+    "latency_tail_cycles": Field("float", required=False,
+                                 doc="mean of the exponential part of a hit's latency (0: every hit "
+                                     "takes latency_cycles); a request of k lines waits for the slowest",
+                                 **NONNEG),
 }
 
 #: ``[constant_cache]``: the per-unit read-only cache that serves ``__constant`` loads
@@ -145,8 +149,17 @@ LOCAL_MEMORY = {
 
 DRAM = {
     "bandwidth_gb_per_s": Field("float", doc="peak bandwidth, 1e9 bytes per second", **POS),
-    "latency_ns": Field("float", doc="load latency from memory", **POS),
+    "latency_ns": Field("float", doc="load latency from memory (of one access on its own)", **POS),
     "size_bytes": Field("int", required=False, doc="capacity (0: shared system memory)", **NONNEG),
+    "latency_tail_ns": Field("float", required=False,
+                             doc="mean of the exponential part of latency_ns (0: fixed); a request of k "
+                                 "scattered lines waits for the slowest of k", **NONNEG),
+    "loaded_latency_ns": Field("float", required=False,
+                               doc="latency of an access while DRAM streams lines (0: latency does not "
+                                   "depend on load)", **NONNEG),
+    "loaded_busy_share": Field("float", required=False,
+                               doc="DRAM busy share at which 63 % of the extra loaded latency is reached "
+                                   "(the delay rises as 1 - exp(-busy / this))", **NONNEG),
 }
 
 OCCUPANCY = {

@@ -186,8 +186,11 @@ class Trace:
         target = schema.ACCESSES_WITH_IMAGES if table == "accesses" else schema.TABLES[table]
         t = self._in_memory(table)
         if t is not None:
-            if launches is not None:
-                t = t.filter(pa.compute.is_in(t["launch"], pa.array(sorted(launches), pa.int32())))
+            if launches is not None and t.num_rows:
+                span = pa.compute.min_max(t["launch"])
+                lo, hi = span["min"].as_py(), span["max"].as_py()
+                if not (lo == hi and lo in set(launches)):   # a table of one wanted launch is kept whole
+                    t = t.filter(pa.compute.is_in(t["launch"], pa.array(sorted(launches), pa.int32())))
             if columns:
                 for c in columns:  # an optional column the table lacks comes as nulls
                     if c not in t.column_names and c in target.names and target.field(c).nullable:

@@ -1,6 +1,6 @@
 """INTEL-INT64-ADDRESS: the machine code computes on 64-bit integers (size_t indices, long arithmetic)."""
 
-from analyzers.rules.machine_facts import gain_without, machine, machine_lines, share_of_alu
+from analyzers.rules.machine_facts import gain_without, machine, machine_lines, share_of_alu, sites_on
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
 
@@ -30,4 +30,5 @@ def check(f, t):
           "int64_instructions_static": int(m.int64_instructions), "lines": list(hot["label"])[:6],
           "gain_from": "64-bit adds and multiplies at their 32-bit price and widening moves gone (the "
                        "target's prices); the longer 64-bit division sequences are not re-priced"}
-    return Hit(ev, sites=[], gain_s=gain_without(f, alu_s=share_of_alu(f, m, m.int64_saving_cycles)))
+    gain = gain_without(f, alu_s=share_of_alu(f, m, m.int64_saving_cycles))
+    return Hit(ev, sites=sites_on(f, hot), gain_s=gain)

@@ -1,6 +1,13 @@
 """INTEL-SPILL-SCRATCH: the compiled kernel spills registers to scratch memory."""
 
-from analyzers.rules.machine_facts import gain_without, level_seconds, machine, machine_lines, share_of_alu
+from analyzers.rules.machine_facts import (
+    gain_without,
+    level_seconds,
+    machine,
+    machine_lines,
+    share_of_alu,
+    sites_on,
+)
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, rule
 
@@ -29,5 +36,5 @@ def check(f, t):
           "spill_lines": list(lines["label"])[:6], "simd_width": int(m.simd_width),
           "registers_used": f"{int(m.grf_used or 0)} of {int(m.grf_count or 0)}",
           "gain_from": "the spill and fill messages' cycles and their bytes at the first cache level"}
-    return Hit(ev, sites=[], gain_s=gain)
+    return Hit(ev, sites=sites_on(f, lines), gain_s=gain)
 

@@ -74,7 +74,7 @@ def _md(df: pd.DataFrame, digits: int = 3) -> str:
 
 
 def main() -> None:
-    from tracekit.calibration.roles import role_factors
+    from tracekit.calibration.roles import measured_factors, role_factors
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", choices=("real", "micro", "both"), default="both")
@@ -84,6 +84,11 @@ def main() -> None:
         t = comparison(suite)
         print(f"### {suite}: machine instructions per IR instruction by class\n")
         print(_md(role_factors(t)))
+        print()
+        taken = ", ".join(f"{k} {v:.3g}" for k, v in sorted(measured_factors(t).items()))
+        print(f"As a target takes them (address over the launches without loops): {taken}\n")
+        work = t[t["cls"] == "work"].assign(cls=lambda d: "work: " + d["group"])
+        print(_md(role_factors(work)))
         print()
         if opts.per_launch:
             p = t.pivot_table(index=["launch", "kernel"], columns="cls", values=["ir", "machine"],

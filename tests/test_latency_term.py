@@ -1,0 +1,151 @@
+"""The latency term's parts: the slowest of a request's lines, DRAM under load, the slowest wave of
+a work-group, and loads that find their line still being filled (analyzers/bound.py, inflight.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from exec_model_helpers import make_target
+
+from analyzers.bound import (
+    LevelTraffic,
+    LoadChains,
+    MemoryTraffic,
+    Schedule,
+    classify,
+    dram_queue_s,
+    load_chains,
+    mean_load_latency_s,
+    request_latency_s,
+    slowest_of,
+)
+from analyzers.inflight import FillTracker, occurrences
+from tracekit.targets import load_target
+
+H = [sum(1.0 / i for i in range(1, k + 1)) for k in range(33)]
+
+
+def traffic(l1=(0, 0), l2=(0, 0), requests=1.0, transactions=1.0, lines=0.0, waits=None, dram=0.0):
+    return MemoryTraffic(
+        levels=(LevelTraffic("L1", "compute_unit", 0.0, 64, 20, l1[0], l1[1]),
+                LevelTraffic("L2", "shared", 0.0, 128, 100, l2[0], l2[1])),
+        dram_bytes=dram, load_requests=requests, load_transactions=transactions, load_lines=lines,
+        fill_waits=dict(waits or {}))
+
+
+def test_slowest_of_k_dram_lines_is_the_harmonic_order_statistic():
+    """All from DRAM, one transaction per line: base + tail x H_k, the expected max of k exponentials."""
+    base, tail = 227e-9, 88e-9
+    for k in (1, 2, 4, 8, 16, 32):
+        got = slowest_of(k, 1.0, [], (1.0, base, tail))
+        assert got == pytest.approx(base + tail * H[k], rel=2e-3), k
+
+
+def test_transactions_of_one_line_share_its_dram_fetch():
+    one_line = slowest_of(1, 4.0, [], (1.0, 227e-9, 88e-9))
+    four_lines = slowest_of(4, 1.0, [], (1.0, 227e-9, 88e-9))
+    assert one_line == pytest.approx(315e-9, rel=2e-3)
+    assert four_lines == pytest.approx(227e-9 + 88e-9 * H[4], rel=2e-3)
+
+
+def test_fixed_latencies_give_the_closed_form():
+    """Without tails the integral is the c_i^k walk: done at L1 with 0.5^k, else L2, else DRAM."""
+    k = 3
+    got = slowest_of(k, 1.0, [(0.5, 20e-9, 0.0), (0.25, 100e-9, 0.0)], (0.25, 400e-9, 0.0))
+    closed = 0.5 ** k * 20e-9 + (0.75 ** k - 0.5 ** k) * 100e-9 + (1 - 0.75 ** k) * 400e-9
+    assert got == pytest.approx(closed, rel=1e-3)
+    tr = traffic(l1=(100, 50), l2=(50, 25), requests=1, transactions=k)
+    assert request_latency_s(tr, make_target(), k) == pytest.approx(closed)
+
+
+def test_h200_lone_and_scattered_dram_requests_match_the_probe():
+    """chase_lines.csv: 315 ns for one line, 585 ns for 32 scattered lines, from the target's two numbers."""
+    h200 = load_target("nvidia-h200")
+    levels = tuple(LevelTraffic(c.name, c.scope, 0.0, 128, c.latency_cycles, 100, 0) for c in h200.caches)
+    lone = MemoryTraffic(levels=levels, dram_bytes=0, load_requests=100, load_transactions=100,
+                         load_lines=100)
+    scattered = replace(lone, load_transactions=3200, load_lines=3200)
+    assert request_latency_s(lone, h200, 1.0) == pytest.approx(315e-9, rel=0.01)
+    assert request_latency_s(scattered, h200, 32.0) == pytest.approx(585e-9, rel=0.02)
+    measured = pd.read_csv(Path(__file__).parent / "data" / "h200_real" / "chase_lines.csv")
+    dram = measured[measured["working_set_bytes"] == 128 << 20].groupby("lanes")["ns_per_step"].median()
+    for k in (2, 4, 8, 16):
+        model = request_latency_s(replace(lone, load_transactions=100 * k, load_lines=100 * k), h200, k)
+        assert model * 1e9 == pytest.approx(dram[k], rel=0.03), k
+
+
+def test_dram_delay_grows_with_its_busy_share_and_is_absent_elsewhere():
+    h200 = load_target("nvidia-h200")
+    assert dram_queue_s(h200, 0.0) == 0.0
+    full = (h200.dram.loaded_latency_ns - h200.dram.latency_ns) * 1e-9
+    assert dram_queue_s(h200, 0.05) == pytest.approx(full * (1 - np.exp(-1)))
+    assert dram_queue_s(h200, 0.5) == pytest.approx(full, rel=1e-3)
+    assert dram_queue_s(make_target(), 0.5) == 0.0
+
+
+def test_loaded_latency_is_solved_with_the_launch_time():
+    """A streaming launch: the latency term sets T, and DRAM's busy share dram_s / T sets the delay."""
+    t = make_target(dram_gbs=100.0, dram_ns=300.0)
+    t = replace(t, dram=replace(t.dram, loaded_latency_ns=600.0, loaded_busy_share=0.05))
+    tr = traffic(requests=1000, transactions=1000, lines=1000, dram=1e5)
+    chains = LoadChains(1.0, 1000.0)
+    b = classify(0.0, tr, chains, resident_waves=1, target=t, active_cus=1)
+    ev = b.evidence
+    busy = ev["dram_busy_share"]
+    assert busy == pytest.approx(b.memory_s / b.time_s, rel=1e-6)
+    assert ev["dram_load_delay_ns"] == pytest.approx(300 * (1 - np.exp(-busy / 0.05)), rel=1e-6)
+    assert b.latency_s == pytest.approx(1000 * (300e-9 + ev["dram_load_delay_ns"] * 1e-9), rel=1e-3)
+    idle = classify(0.0, tr, chains, resident_waves=1, target=make_target(dram_gbs=100.0, dram_ns=300.0),
+                    active_cus=1)
+    assert idle.latency_s == pytest.approx(1000 * 300e-9) and b.latency_s > idle.latency_s
+
+
+def test_uneven_loops_take_the_slowest_wave():
+    """Two work-groups of two waves; chains 10, 2 | 4, 4: the launch waits for the 10."""
+    iss = pd.DataFrame({"wave": [0, 1, 2, 3], "site": [5] * 4, "opclass": ["load"] * 4,
+                        "issues": [10, 2, 4, 4]})
+    ch = load_chains(iss, {5}, group_of=lambda w: w // 2)
+    assert ch.chain_per_wave == 5.0 and ch.group_chain == 7.0 and ch.longest_chain == 10.0
+    tr = traffic(requests=20, transactions=20, dram=0.0)
+    b = classify(0.0, tr, ch, resident_waves=4, target=make_target(dram_ns=400.0), active_cus=1,
+                 schedule=Schedule(work_groups_per_unit=2, resident_work_groups=2))
+    assert b.evidence["wave_lifetime_s"] == pytest.approx(7 * 400e-9)
+    assert b.evidence["slowest_wave_lifetime_s"] == pytest.approx(10 * 400e-9)
+    assert b.latency_s == pytest.approx(10 * 400e-9)
+
+
+def test_hits_on_lines_being_filled_are_served_at_dram():
+    tr = traffic(l1=(100, 80), l2=(20, 10), waits={"L1": 30, "L2": 5})
+    lat, served = mean_load_latency_s(tr, make_target())
+    assert served["L1"] == pytest.approx(0.5) and served["L2"] == pytest.approx(0.2 * 0.25)
+    assert served["DRAM"] == pytest.approx(0.3 + 0.2 * 0.25 + 0.1)
+    assert sum(served.values()) == pytest.approx(1.0)
+
+
+def test_fill_tracker_counts_same_step_hits_and_lines():
+    """Requests (in their waves' order): r0 and r1 of wave 0 (the site's first and second
+    occurrence), r2 of wave 1 on the same unit, r3 of wave 2 on another unit; lines of 128 B."""
+    t = FillTracker(line_bytes=128, compute_units=2)
+    units = np.array([0, 32, 0, 0, 0, 256], np.int64)   # r0: units 0, 32 (line 0); r1, r2: 0; r3: 0, 256
+    unit_ptr = np.array([0, 2, 3, 4, 6], np.int64)
+    req_wave = np.array([0, 0, 1, 2], np.int64)
+    rq_site = np.array([7, 7, 7, 7], np.int64)
+    cu = np.array([0, 0, 0, 1], np.int64)
+    wave_vgroup = np.array([0, 0, 1], np.int64)          # all in round 0 (two units)
+    ex = np.array([0, 2, 3, 1], np.int64)                # iteration 0 of every wave, then r1
+    t.add(ex, np.ones(4, bool), units, unit_ptr, cu, req_wave, wave_vgroup, rq_site)
+    c = t.counts()
+    assert c["load_requests"] == 4
+    assert c["load_lines"] == 1 + 1 + 2 + 1
+    assert c["fill_waits_same_unit"] == 1    # r2 asks for unit 0 while r0's fill is on its way
+    assert c["fill_waits_other_unit"] == 1   # r3 too, from the other unit
+    # r1, the next iteration of wave 0, finds unit 0 in place: a hit, no wait
+
+
+def test_occurrences_count_per_wave_and_site():
+    occ = occurrences(np.array([0, 0, 0, 1, 1]), np.array([3, 4, 3, 3, 3]), 4)
+    assert occ.tolist() == [0, 0, 1, 0, 1]
