@@ -120,6 +120,8 @@ CASES = {
     "GEN-IMAGE-2D": (ALL, lambda t: stencil(True), lambda t: stencil(False)),
     "GEN-ATOMIC-HOT": (["powervr", "adreno", "intel"], lambda t: atomic(True), lambda t: atomic(False)),
     "GEN-PRIVATE-SPILL": (ALL, lambda t: spill(True), lambda t: spill(False)),
+    # the candidate only: whether the padding helps is the replay's to say (test_rules_recorded.py)
+    "GEN-PITCH-PAD": (ALL, lambda t: pitched(t), lambda t: pitched(t, pad=4)),
 }
 
 
@@ -131,6 +133,23 @@ def thrash(t, fire, rows=64):
     k = KernelBuilder(rows * cols // 8, 32)
     for j in range(8):
         k.load(1, lambda i, j=j: base[i.gid % rows] + 4 * (j + 8 * (i.gid // rows)))
+    return k
+
+
+def pitched(t, rows=64, pad=0):
+    """The column walk with rows one constant pitch apart that sends them all to one set of the
+    first level (a power-of-two pitch under modulo; line x 2^b x (1 + 2^b) under an XOR fold,
+    whose two equal chunks cancel); ``pad`` bytes make the pitch no whole number of lines."""
+    first = t.caches[0]
+    if first.index == "xor":
+        b = (first.sets - 1).bit_length()
+        pitch = first.line_bytes * (1 << b) * (1 + (1 << b))
+    else:
+        pitch = 2 * max(c.size_bytes for c in t.caches)
+    cols = 64
+    k = KernelBuilder(rows * cols // 8, 32)
+    for j in range(8):
+        k.load(1, lambda i, j=j: (i.gid % rows) * (pitch + pad) + 4 * (j + 8 * (i.gid // rows)))
     return k
 
 
