@@ -189,3 +189,24 @@ def test_int_div_gain_uses_target_cycles():
     f = fired(mix(("int_div", 4), ("fp32_fma", 10)), "powervr", "GEN-INT-DIV")
     assert f.evidence["cycles_per_issue"] == 60
     assert f.estimated_gain_s is not None and f.estimated_gain_s > 0
+
+
+def tree_sum():
+    """A reduction tree: each level's survivors add a partner's partial sum and store it back, so the
+    words are rewritten with values computed in the group, each read about once."""
+    k = base(local_mem_bytes=4 * L)
+    k.store(2, lambda i: 4 * i.lid, space="local")
+    s = L // 2
+    while s:
+        k.ops(3, "barrier")
+        k.load(4, lambda i, s=s: 4 * (i.lid + s), space="local", mask=lambda i, s=s: i.lid < s)
+        k.store(5, lambda i: 4 * i.lid, space="local", mask=lambda i, s=s: i.lid < s)
+        s //= 2
+    return k
+
+
+@pytest.mark.parametrize("vendor", ["powervr", "adreno", "intel"])
+def test_read_once_quiet_on_a_reduction_tree(vendor):
+    """Words read once but rewritten by the tree are not a copy of global data: nothing to drop."""
+    assert fired(tree_sum(), vendor, "GEN-LOCAL-READ-ONCE") is None
+    assert fired(reuse(True), vendor, "GEN-LOCAL-READ-ONCE") is not None     # the plain copy still fires
