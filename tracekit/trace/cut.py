@@ -29,24 +29,16 @@ from tracekit.trace.reader import Trace
 from tracekit.trace.store import TraceWriter
 
 
-def _first_groups(trace: Trace, launch: int, n: int) -> np.ndarray:
-    """The first ``n`` distinct work-group ids of ``launch`` in stored order."""
-    seen: list[int] = []
+def _first_groups(trace: Trace, launch: int, n: int | None) -> np.ndarray:
+    """The first ``n`` distinct work-group ids of ``launch`` in stored order (all of them for None)."""
+    out: dict[int, None] = {}
     for b in trace.iter_batches("accesses", columns=["group"], launches=[launch]):
         g = b.column(0).to_numpy()
-        starts = g[np.concatenate([[True], g[1:] != g[:-1]])]
-        for x in starts:
-            if not seen or seen[-1] != int(x):
-                seen.append(int(x))
-        if len(set(seen)) > n:
-            break
-    out: list[int] = []
-    for x in seen:
-        if x not in out:
-            out.append(x)
-        if len(out) == n:
-            break
-    return np.asarray(out, np.int64)
+        for x in g[np.concatenate([[True], g[1:] != g[:-1]])]:
+            out.setdefault(int(x))
+            if n is not None and len(out) == n:
+                return np.fromiter(out, np.int64)
+    return np.fromiter(out, np.int64)
 
 
 def _sampling(meta: dict, kept: int, recorded: int, total: int) -> dict:
@@ -85,11 +77,11 @@ def cut_trace(trace: Trace, dest: str | os.PathLike, launches: Mapping[int, int 
                                        path=str(trace.path))
             recorded = int((meta.get("sampling") or {}).get("groups_recorded") or 0)
             groups = _first_groups(trace, launch, n)
-            recorded = recorded or len(_first_groups(trace, launch, 1 << 62))
+            recorded = recorded or len(_first_groups(trace, launch, None))
             total = int((meta.get("sampling") or {}).get("total_groups") or 0)
             if not total:
                 gs, ls = row["global_size"], row["local_size"]
-                total = int(np.prod([g // max(int(x), 1) for g, x in zip(gs, ls, strict=False)]))
+                total = int(np.prod([-(-int(g) // max(int(x), 1)) for g, x in zip(gs, ls, strict=False)]))
             meta = _sampling(meta, len(groups), recorded, total)
             row["metadata"] = json.dumps(meta, sort_keys=True)
         keep_groups[launch] = groups
