@@ -434,8 +434,9 @@ class _LaunchReplay:
         if self.patterns is not None:
             self.patterns.add_rows(c, c["buffer"])
             is_global_load = (rq_space == SPACE_CODES["global"]) & (rq_op == OP_CODES["load"])
+            per_req = np.diff(distinct[1]) if self.h is not None else None
             self.patterns.add_requests(key, order, req_ptr, req_wave, lane, addr, size, tx, ~is_local, first,
-                                       rq_site, is_global_load)
+                                       rq_site, is_global_load, per_req)
 
     def finish(self, kernel: str, launch: int):
         levels = []

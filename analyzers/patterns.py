@@ -38,7 +38,8 @@ STRIDES_KEEP = 64
 #: Site-level pattern columns (one row per site in :attr:`Patterns.sites`).
 SITE_COLUMNS = ("unaligned", "adjacent", "loop_adjacent", "distinct_item_addresses", "ideal_transactions",
                 "misaligned_requests", "uniform_requests", "distinct_addresses", "max_items_one_address",
-                "max_accesses_one_address", "buffer", "local_slices", "lane_stride")
+                "max_accesses_one_address", "buffer", "local_slices", "lane_stride", "cache_units",
+                "ideal_cache_units", "misaligned_cache_units")
 
 
 @njit(cache=True)
@@ -92,6 +93,53 @@ def request_facts(order, req_ptr, address, size, tx_bytes, transactions, active)
         if span == b:
             misaligned[r] = transactions[r] > div(span + tx_bytes - 1, tx_bytes, sh)
     return distinct, ideal, misaligned
+
+
+@njit(cache=True)
+def run_units(order, req_ptr, address, size, unit_bytes, active):
+    """Per request (where ``active``): its contiguous runs' units if each run started on a unit
+    boundary, and the ideal (its distinct bytes in whole units).
+
+    A run is a maximal range of adjacent or overlapping accesses.  A request of several
+    runs that each fill whole units (rows of a 2-D work-group) is coalesced row by row;
+    units it takes beyond the aligned count come from runs straddling boundaries, which is
+    misalignment, not scatter."""
+    nreq = req_ptr.shape[0] - 1
+    aligned = np.zeros(nreq, np.int64)
+    ideal = np.zeros(nreq, np.int64)
+    cap = 16
+    for r in range(nreq):
+        cap = max(cap, req_ptr[r + 1] - req_ptr[r])
+    keys = np.empty(cap, np.int64)
+    ends = np.empty(cap, np.int64)
+    sh = shift_of(unit_bytes)
+    for r in range(nreq):
+        if not active[r]:
+            continue
+        lo_i, hi_i = req_ptr[r], req_ptr[r + 1]
+        n = hi_i - lo_i
+        for t in range(n):
+            i = order[lo_i + t]
+            keys[t] = address[i] & ADDR_MASK
+            ends[t] = keys[t] + max(np.int64(size[i]), np.int64(1))
+        idx = np.argsort(keys[:n], kind="mergesort")
+        a = np.int64(0)
+        b = np.int64(0)
+        run_lo = keys[idx[0]]
+        run_hi = ends[idx[0]]
+        for t in range(1, n + 1):
+            if t < n and keys[idx[t]] <= run_hi:
+                run_hi = max(run_hi, ends[idx[t]])
+                continue
+            span = run_hi - run_lo
+            a += div(span + unit_bytes - 1, unit_bytes, sh)
+            b += span
+            if t < n:
+                run_lo = keys[idx[t]]
+                run_hi = ends[idx[t]]
+        aligned[r] = a
+        ideal[r] = div(b + unit_bytes - 1, unit_bytes, sh)
+    return aligned, ideal
 
 
 @njit(cache=True)
@@ -499,13 +547,19 @@ class PatternAccumulator:
 
     def __init__(self, target, spaces: tuple[str, ...], ops: tuple[str, ...], vector_bytes: int = 16):
         self.tx_bytes = int(target.transaction_bytes)
+        # the first data cache's unit (sector or line): where it is coarser than a transaction
+        # (Adreno: 16-byte transactions, 64-byte L2 lines), a request that uses every byte of its
+        # transactions can still spread over more lines than its bytes need
+        first = target.caches[0] if getattr(target, "caches", None) else None
+        self.unit_bytes = max(self.tx_bytes, int(first.sector_bytes or first.line_bytes) if first else 0)
         self.lanes_per_cycle = int(target.local_memory.lanes_per_cycle)
         self.vector_bytes = int(vector_bytes)
         self.codes = {s: i for i, s in enumerate(spaces)}
         self.ops = {s: i for i, s in enumerate(ops)}
         self.nonlocal_mask = np.array([s in ("global", "constant", "image", "private") for s in spaces])
         self.site = {c: np.zeros(0, np.int64) for c in ("unaligned", "adjacent", "loop_adjacent", "pairs")}
-        self.req: dict[int, np.ndarray] = {}     # key -> [ideal, misaligned, uniform, distinct, slices]
+        #: key -> [ideal, misaligned, uniform, distinct, slices, cache units, ideal units, units over aligned]
+        self.req: dict[int, np.ndarray] = {}
         self.strides: dict[int, dict[int, int]] = {}   # local key -> {lane stride: requests}
         self.buffer: dict[int, int] = {}
         self.launch = LaunchPatterns()
@@ -569,17 +623,27 @@ class PatternAccumulator:
                 self.buffer.setdefault(s, b)
 
     def add_requests(self, key, order, req_ptr, req_wave, lane, address, size, transactions, nonlocal_req,
-                     first_row, site_of_req, is_load_global) -> None:
+                     first_row, site_of_req, is_load_global, cache_units=None) -> None:
         """Request-level facts: ideal transactions, misalignment, uniform requests, hot reads,
-        conflict-free bank cycles of local requests."""
+        conflict-free bank cycles of local requests; the same coalescing facts in units of the
+        first cache level (``cache_units``: distinct units per request, or None to count them as
+        the transactions)."""
         distinct, ideal, mis = request_facts(order, req_ptr, address, size, self.tx_bytes, transactions,
                                              nonlocal_req)
+        if cache_units is None or self.unit_bytes <= self.tx_bytes:
+            units, ideal_u, mis_u = transactions, ideal, mis.astype(np.int64)
+        else:
+            units = np.where(nonlocal_req, cache_units, 0)
+            aligned_u, ideal_u = run_units(order, req_ptr, address, size, self.unit_bytes,
+                                           nonlocal_req & (units > 0))
+            mis_u = np.maximum(units - aligned_u, 0)
         slices = lane_slices(order, req_ptr, lane, self.lanes_per_cycle, ~nonlocal_req)
         uniform = nonlocal_req & (distinct == 1)
         ukey, inv = np.unique(key, return_inverse=True)
-        sums = np.zeros((len(ukey), 5), np.int64)
+        sums = np.zeros((len(ukey), 8), np.int64)
         np.add.at(sums, inv, np.stack([ideal, mis.astype(np.int64), uniform.astype(np.int64), distinct,
-                                       slices], 1))
+                                       slices, np.where(nonlocal_req, units, 0), ideal_u,
+                                       mis_u], 1))
         for k, row in zip(ukey.tolist(), sums, strict=True):
             acc = self.req.get(k)
             if acc is None:
@@ -633,6 +697,8 @@ class PatternAccumulator:
                 out["ideal_transactions"][j], out["misaligned_requests"][j] = r[0], r[1]
                 out["uniform_requests"][j], out["distinct_addresses"][j] = r[2], r[3]
                 out["local_slices"][j] = r[4]
+                out["cache_units"][j], out["ideal_cache_units"][j] = r[5], r[6]
+                out["misaligned_cache_units"][j] = r[7]
             s = int(k >> 8)
             out["max_items_one_address"][j] = self.hot_items.maximum(s)
             out["max_accesses_one_address"][j] = self.hot_accesses.maximum(s)

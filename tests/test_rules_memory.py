@@ -195,3 +195,31 @@ def test_vector_load_suggests_128_bits():
     f = fired(vector(True), "adreno" if False else "intel", "GEN-VECTOR-LOAD")
     assert f.evidence["suggested_width_bytes"] == 16
     assert f.evidence["mean_run"] == pytest.approx(4)
+
+
+def rows_of_four(i):
+    """Four neighbouring items write one 16-byte chunk; each chunk lands in its own 8 KiB row."""
+    return 8192 * (i.gid // 4) + 4 * (i.gid % 4)
+
+
+def test_adreno_store_scattered_over_lines_is_uncoalesced_though_its_transactions_are_full():
+    # Adreno moves 16-byte transactions but its L2 (the first level buffers reach) holds 64-byte
+    # lines: a 64-item wave writing 16 chunks of 16 bytes fills its 16 transactions exactly, yet
+    # asks for 16 lines where 4 would hold its 256 bytes.
+    f = fired(k1(rows_of_four, op="store"), "adreno", "GEN-UNCOALESCED-STORE")
+    site = f.evidence["sites"][0]
+    assert site["transactions_per_request"] == pytest.approx(site["ideal_per_request"]) == pytest.approx(16)
+    assert site["cache_units_per_request"] == pytest.approx(16)
+    assert site["ideal_cache_units_per_request"] == pytest.approx(4)
+    assert f.evidence["cache_unit_bytes"] == 64
+    assert f.estimated_gain_s > 0
+    assert not fired(k1(lambda i: 4 * i.gid, op="store"), "adreno", "GEN-UNCOALESCED-STORE")
+
+
+def test_neighbour_reads_straddling_lines_are_not_a_scatter_at_line_grain():
+    # rows of 16 items in a 64-wide wave read a[i-1]: each 64-byte row straddles two lines, the
+    # extra line is misalignment (GEN-MISALIGNED's), not a scatter
+    k = KernelBuilder((256, 16), (16, 4))
+    k.load(1, lambda i: 4 * (i.gy * 256 + (i.gx - 1).clip(0, 255)))
+    k.ops(2, "fp32_fma", count=4)
+    assert not fired(k, "adreno", "GEN-UNCOALESCED-LOAD")

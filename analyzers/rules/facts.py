@@ -39,7 +39,8 @@ SITE_COLUMNS = ("site", "space", "op", "accesses", "access_size", "bytes_request
                 "unaligned", "adjacent", "rereads_per_item", "max_items_one_address",
                 "max_accesses_one_address", "buffer", "lane_stride", "local_requests", "local_cycles",
                 "local_slices",
-                "conflict_degree_mean", "file", "line")
+                "conflict_degree_mean", "cache_units", "ideal_cache_units", "misaligned_cache_units",
+                "file", "line")
 
 
 @dataclass
@@ -277,7 +278,8 @@ def _sites(result, target) -> pd.DataFrame:
     out["transactions"] = num("transactions").astype(np.int64)
     out["bytes_moved"] = num("bytes_moved").astype(np.int64)
     for c in ("ideal_transactions", "misaligned_requests", "uniform_requests", "unaligned", "adjacent",
-              "max_items_one_address", "max_accesses_one_address"):
+              "max_items_one_address", "max_accesses_one_address", "cache_units", "ideal_cache_units",
+              "misaligned_cache_units"):
         out[c] = num(c).astype(np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
         per_req = lambda x: np.where(req > 0, x / np.where(req > 0, req, 1), np.nan)  # noqa: E731

@@ -249,11 +249,20 @@ class DropStaging(Change):
         moved = now[now["site"].isin(local_loads) & (now["space"] == "global") & (now["requests"] > 0)]
         if moved.empty:
             return None
-        tx, ideal = float(moved["transactions"].sum()), float(moved["ideal_transactions"].sum())
-        if ideal and tx >= 1.5 * ideal:
-            req = float(moved["requests"].sum())
-            return (f"reading the data directly would take {tx / req:.3g} transactions per request where "
-                    f"{ideal / req:.3g} would do: the local copy is what keeps the accesses coalesced")
+        req = float(moved["requests"].sum())
+        # at transaction grain, then in units of the first cache (analyzers.scatter): Adreno's
+        # 16-byte transactions stay full when rows scatter over lines, its 64-byte lines do not
+        for used, extra, ideal, unit in (("transactions", None, "ideal_transactions", "transactions"),
+                                         ("cache_units", "misaligned_cache_units", "ideal_cache_units",
+                                          "cache lines")):
+            if used not in moved or ideal not in moved:
+                continue
+            n, best = float(moved[used].fillna(0).sum()), float(moved[ideal].fillna(0).sum())
+            if extra is not None and extra in moved:
+                n -= float(moved[extra].fillna(0).sum())
+            if best and n >= 1.5 * best:
+                return (f"reading the data directly would take {n / req:.3g} {unit} per request where "
+                        f"{best / req:.3g} would do: the local copy is what keeps the accesses coalesced")
         return None
 
     def apply(self, launch: Launch, target) -> Launch:
