@@ -150,3 +150,25 @@ def test_rules_priced_by_replay_propose_their_change(rule_id):
     rule = registry()[rule_id]
     assert f is not None and f.change is not None, f"{rule_id} fired without a change to replay"
     assert f.change.name == rule.what_if
+
+
+def test_covering_rules_exist_and_drop_the_covered_finding():
+    from analyzers.rules.rule import Finding
+    from analyzers.rules.runner import drop_covered
+
+    rules = registry()
+    for r in rules.values():
+        for c in r.covered_by:
+            assert c in rules and c != r.id, f"{r.id} covered by unknown rule {c}"
+
+    def finding(rid, target="t", launch=0):
+        return Finding(rule_id=rid, title="", severity="low", target=target, kernel="k", launch=launch,
+                       evidence={}, sites=(), fix="", citation="", estimated_gain_s=None,
+                       estimated_gain_fraction=None)
+
+    both = [finding("GEN-IMAGE-2D"), finding("GEN-BUFFER-AS-IMAGE"), finding("GEN-IMAGE-2D", launch=1)]
+    kept = [(x.rule_id, x.launch) for x in drop_covered(both, rules)]
+    # the covered rule leaves the launch where its covering rule fired, and stays where it did not
+    assert kept == [("GEN-BUFFER-AS-IMAGE", 0), ("GEN-IMAGE-2D", 1)]
+    assert [x.rule_id for x in drop_covered([finding("GEN-INT64-INDEX"), finding("INTEL-INT64-ADDRESS")],
+                                            rules)] == ["INTEL-INT64-ADDRESS"]

@@ -25,7 +25,8 @@ def rules_table() -> str:
             cite = str(r.citation)
         where = r.module.removeprefix("analyzers.rules.").replace(".", "/") + ".py"
         vendors = ", ".join(r.vendors)
-        lines.append(f"| {r.id} | {r.title} | {vendors} | `{where}` | {gain_method(r)} | {cite} |")
+        title = r.title + (f" (left out where {', '.join(r.covered_by)} fires)" if r.covered_by else "")
+        lines.append(f"| {r.id} | {title} | {vendors} | `{where}` | {gain_method(r)} | {cite} |")
     return "\n".join(lines) + "\n"
 
 

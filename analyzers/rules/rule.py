@@ -131,6 +131,9 @@ class Rule:
     #: replay; None when the gain is the rule's own estimate from the analysis' terms.
     what_if: str | None = None
     module: str = ""
+    #: Rules that give the same advice with better evidence: where one of them fires on a
+    #: launch, this one stays out of its checklist (one item per fix).
+    covered_by: tuple[str, ...] = ()
 
     def applies_to(self, target) -> bool:
         return vendor_key(target) in self.vendors
@@ -211,7 +214,8 @@ def overrides(target) -> dict[str, float]:
 
 
 def rule(*, id: str, title: str, vendors: tuple[str, ...] = ALL_VENDORS, inputs: tuple[str, ...],
-         fix: str, citation, thresholds: Mapping[str, Threshold] | None = None, what_if: str | None = None):
+         fix: str, citation, thresholds: Mapping[str, Threshold] | None = None, what_if: str | None = None,
+         covered_by: tuple[str, ...] = ()):
     """Register the decorated check function ``check(facts, limits) -> Hit | None`` as a rule."""
     unknown = set(vendors) - set(VENDOR_WORDS)
     if unknown:
@@ -227,7 +231,7 @@ def rule(*, id: str, title: str, vendors: tuple[str, ...] = ALL_VENDORS, inputs:
         _REGISTRY[id] = Rule(id=id, title=title, vendors=tuple(vendors), inputs=tuple(inputs),
                              fix=" ".join(fix.split()), citation=citation,
                              check=fn, thresholds=dict(thresholds or {}), what_if=what_if,
-                             module=fn.__module__)
+                             module=fn.__module__, covered_by=tuple(covered_by))
         return fn
     return wrap
 

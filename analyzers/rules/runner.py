@@ -104,7 +104,15 @@ def run_rules(results, *, only: Iterable[str] | None = None) -> list[Finding]:
                 sites=tuple(lines), fix=r.fix, citation=str(r.citation_for(f.target)),
                 estimated_gain_s=gain, estimated_gain_fraction=frac,
                 gain_method=None if gain is None else "model", change=hit.change))
-    return checklist_order(out)
+    return checklist_order(drop_covered(out, {r.id: r for r in rules}))
+
+
+def drop_covered(findings: list[Finding], rules: dict) -> list[Finding]:
+    """Findings less those whose advice a covering rule (``Rule.covered_by``) gives on the same
+    launch and target: one checklist item per fix, the one with the better evidence."""
+    fired = {(x.target, x.launch, x.rule_id) for x in findings}
+    return [x for x in findings
+            if not any((x.target, x.launch, c) in fired for c in getattr(rules.get(x.rule_id), "covered_by", ()))]
 
 
 def checklist_order(findings: Iterable[Finding]) -> list[Finding]:

@@ -5,7 +5,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 
 @rule(id="GEN-INT64-INDEX", title="64-bit integer arithmetic (size_t indices)", vendors=("adreno", "intel"),
-      inputs=("ops.int64_*",),
+      inputs=("ops.int64_*",), covered_by=("INTEL-INT64-ADDRESS",),
       citation={"adreno": C("adreno", "8.7 Avoid the use of size_t"),
                 "intel": C("intel", "Avoid Spurious Operations in Kernel Code")},
       thresholds={"fraction": Threshold(0.01, "team choice: 64-bit integer ops at least 1% of executed "
