@@ -44,7 +44,16 @@ from analyzers.simd import WaveLayout, wave_group
 MATH_DEFAULT = "math_default"
 #: Builtin classes that are one hardware instruction where the target gives them no
 #: price of their own (the class they then run as).
-SAME_AS = {"math_fma": "fp32_fma"}
+#: Built-in calls that compile to plain ALU instructions on every GPU: class -> (the class of
+#: that instruction, instructions per call).  Mesa's OpenCL front end shows the lowering
+#: (src/compiler/spirv/vtn_opencl.c maps SAbs/UAbs to nir_iabs, S/UMin and S/UMax to one
+#: nir_imin/imax/umin/umax, S/UClamp and FClamp to nir_iclamp/uclamp/fclamp, which
+#: src/compiler/nir/nir_builtin_builder.h builds as min(max(x, lo), hi): two instructions),
+#: and each vendor back end emits one instruction per NIR min/max/abs (Intel SEL or a source
+#: modifier, Adreno ir3 max.s/min.s/absneg.s, NVIDIA IMNMX/IABS).  A target that lists the
+#: class itself keeps its own price.
+SAME_AS = {"math_fma": ("fp32_fma", 1), "math_abs": ("int_add", 1), "math_min": ("int_add", 1),
+           "math_max": ("int_add", 1), "math_clamp": ("int_add", 2)}
 
 
 def pipe_table(target) -> dict[str, str]:
@@ -82,13 +91,14 @@ def cycles_table(target, fast_math: bool) -> dict[str, float]:
 def cost_of(opclass: str, table: dict[str, float]) -> tuple[float, str]:
     """Cycles per issue of ``opclass`` and the table key that priced it.
 
-    Unlisted classes of :data:`SAME_AS` take their hardware instruction's price,
+    Unlisted classes of :data:`SAME_AS` take their hardware instructions' price,
     other unlisted ``math_<builtin>`` classes ``math_default``, anything else ``other``.
     """
     if opclass in table:
         return table[opclass], opclass
-    if opclass in SAME_AS and SAME_AS[opclass] in table:
-        return table[SAME_AS[opclass]], SAME_AS[opclass]
+    if opclass in SAME_AS and SAME_AS[opclass][0] in table:
+        cls, n = SAME_AS[opclass]
+        return table[cls] * n, cls
     key = MATH_DEFAULT if opclass.startswith("math_") else "other"
     return table.get(key, 0.0), key
 

@@ -160,3 +160,17 @@ def test_fp64_on_adreno_is_a_warning_in_the_analysis_json():
     # a target with fp64 prices it and warns about nothing
     doc = json.loads(analyze(b.trace(), load_target("nvidia-h200")).to_json())
     assert doc["launches"][0]["alu"]["unsupported"] == {} and doc["warnings"] == []
+
+
+def test_integer_builtins_cost_their_alu_instructions_not_the_math_library_default():
+    # clamp is min(max()): two ALU instructions; abs, min and max one each.  A coordinate clamp in
+    # a stencil must not be priced like a software sin() (math_default).
+    t = make_target(alu={"int_add": 2.0, "math_default": 40.0})
+    assert cost_of("math_clamp", t.alu_cycles) == (4.0, "int_add")
+    assert cost_of("math_abs", t.alu_cycles) == (2.0, "int_add")
+    assert cost_of("math_max", t.alu_cycles) == (2.0, "int_add")
+    assert cost_of("math_erfc", t.alu_cycles) == (40.0, "math_default")
+    own = make_target(alu={"int_add": 2.0, "math_clamp": 9.0, "math_default": 40.0})
+    assert cost_of("math_clamp", own.alu_cycles) == (9.0, "math_clamp")   # a target's own price wins
+    b = KernelBuilder("c", 32, 32).count(1, "math_clamp", 3)
+    assert run(b, t).cycles == 3 * 4
