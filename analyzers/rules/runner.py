@@ -111,8 +111,9 @@ def drop_covered(findings: list[Finding], rules: dict) -> list[Finding]:
     """Findings less those whose advice a covering rule (``Rule.covered_by``) gives on the same
     launch and target: one checklist item per fix, the one with the better evidence."""
     fired = {(x.target, x.launch, x.rule_id) for x in findings}
-    return [x for x in findings
-            if not any((x.target, x.launch, c) in fired for c in getattr(rules.get(x.rule_id), "covered_by", ()))]
+    def covered(x: Finding) -> bool:
+        return any((x.target, x.launch, c) in fired for c in getattr(rules.get(x.rule_id), "covered_by", ()))
+    return [x for x in findings if not covered(x)]
 
 
 def checklist_order(findings: Iterable[Finding]) -> list[Finding]:
