@@ -54,8 +54,10 @@ def test_buffer_as_image_has_a_replayed_gain_on_the_buffer_convolution():
     replay lands on the image sample's own memory numbers (TP L1 hit rate, L2 lines)."""
     path = rk.SAMPLES / "conv3x3_buffer.tkt"
     (f,) = _priced(path, "adreno-640", "GEN-BUFFER-AS-IMAGE")
+    # the gain is the L2 traffic the texture L1 saves: the small sample is memory-bound on Adreno,
+    # with its coordinate clamps priced as the ALU instructions they are
     assert f.gain_method == "replay" and f.severity in ("high", "medium", "low")
-    assert f.estimated_gain_fraction > 0.05
+    assert f.estimated_gain_fraction > 0.01
     assert f.what_if["change"].startswith("as-image=0:")
     ev = f.evidence
     assert ev["neighbourhood_per_item"] == "3 rows x 3 columns" and ev["row_pitch_bytes"] == 256
@@ -66,9 +68,9 @@ def test_buffer_as_image_has_a_replayed_gain_on_the_buffer_convolution():
     after, real = w.after.memory.memory, img.memory.memory
     assert after.texture_caches[0].hit_rate == pytest.approx(real.texture_caches[0].hit_rate, abs=1e-9)
     assert after.caches[0].hits + after.caches[0].misses == real.caches[0].hits + real.caches[0].misses
-    # PowerVR prices it too, a smaller share (its ALU term is larger)
+    # PowerVR prices it too
     (p,) = _priced(path, "powervr-g6400", "GEN-BUFFER-AS-IMAGE")
-    assert p.gain_method == "replay" and 0 < p.estimated_gain_fraction < f.estimated_gain_fraction
+    assert p.gain_method == "replay" and p.estimated_gain_fraction > 0
 
 
 def test_buffer_as_image_stays_quiet_on_images_and_column_walks():
@@ -110,7 +112,11 @@ def test_sampler_borders_names_the_clamps_and_gains_by_replay():
     (f,) = _priced(rk.SAMPLES / "conv3x3_buffer.tkt", "adreno-640", "GEN-SAMPLER-BORDERS")
     assert f.evidence["clamp_lines"] == ["conv2d.cl:14", "conv2d.cl:15"]
     assert f.evidence["clamp_instructions_per_read"] == 2
-    assert f.gain_method == "replay" and f.estimated_gain_fraction > 0.25
+    # on Adreno the sample is memory-bound: dropping two ALU instructions per read saves no time,
+    # so the replay makes it a note; on Intel, where the ALU term leads, it is a finding
+    assert f.gain_method == "replay" and f.estimated_gain_fraction == 0 and f.severity == "note"
+    (i,) = _priced(rk.SAMPLES / "conv3x3_buffer.tkt", "intel-hd530", "GEN-SAMPLER-BORDERS")
+    assert i.gain_method == "replay" and i.estimated_gain_fraction > 0.05
     # the bilinear resize clamps with min and max: found too; the loop bounds' compares are not clamps
     (r,) = run_rules(analyzers.analyze(rk.SAMPLES / "resize_bilinear_buffer.tkt", "intel-hd530"),
                      only=["GEN-SAMPLER-BORDERS"])

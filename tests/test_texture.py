@@ -133,7 +133,9 @@ def test_adreno_reads_images_through_the_texture_l1(buffer_trace, image_trace):
     assert l2_img * 3 < l2_buf
     # the why, in the result: the texture level is a level of the time model, serving most loads
     assert "TPL1" in img.bound.memory_levels_s and img.bound.evidence["load_served_by"]["TPL1"] > 0.5
-    assert img.bound.time_s <= buf.bound.time_s
+    # the L2 term falls with the lines; whether the whole launch is faster depends on the TP L1's
+    # bandwidth and latency, which no public source gives (assumed in the target file)
+    assert img.bound.memory_levels_s["L2"] < buf.bound.memory_levels_s["L2"]
     # what the image sites read with, for rules about samplers and formats
     facts = ireads.iloc[0]
     assert facts["image_format"] == "r:float" and facts["sampler_addressing"] == "clamp_to_edge"

@@ -68,7 +68,10 @@ def run_rules(results, *, only: Iterable[str] | None = None) -> list[Finding]:
     :class:`Facts`.  Gains here are the rules' own estimates from the analysis' terms;
     :func:`analyzers.rules.gains.price_by_replay` replaces them, for fixes a replay can
     apply, by the what-if replay's.  Order: :func:`checklist_order`.  ``only`` restricts
-    the run to the given rule ids.
+    the run to the given rule ids.  Findings another finding covers (:func:`drop_covered`)
+    are left out, whatever the covering fix's replay later finds: when the replay of the
+    better-evidenced fix finds it slower, the same advice from weaker evidence would be
+    wrong too.
     """
     rules = sorted(registry().values(), key=lambda r: r.id)
     if only is not None:
@@ -104,12 +107,13 @@ def run_rules(results, *, only: Iterable[str] | None = None) -> list[Finding]:
                 sites=tuple(lines), fix=r.fix, citation=str(r.citation_for(f.target)),
                 estimated_gain_s=gain, estimated_gain_fraction=frac,
                 gain_method=None if gain is None else "model", change=hit.change))
-    return checklist_order(drop_covered(out, {r.id: r for r in rules}))
+    return checklist_order(drop_covered(out))
 
 
-def drop_covered(findings: list[Finding], rules: dict) -> list[Finding]:
+def drop_covered(findings: list[Finding], rules: dict | None = None) -> list[Finding]:
     """Findings less those whose advice a covering rule (``Rule.covered_by``) gives on the same
     launch and target: one checklist item per fix, the one with the better evidence."""
+    rules = registry() if rules is None else rules
     fired = {(x.target, x.launch, x.rule_id) for x in findings}
     def covered(x: Finding) -> bool:
         return any((x.target, x.launch, c) in fired for c in getattr(rules.get(x.rule_id), "covered_by", ()))

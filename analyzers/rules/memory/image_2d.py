@@ -14,10 +14,12 @@ from analyzers.rules.rule import Hit, Threshold, rule
                 "nvidia": C("cuda", "Texture Memory")},
       thresholds={"rows": Threshold(3, "adreno §6.2: a work-item reading three or more rows of one buffer "
                                        "is a 2D stencil an image and sampler would serve"),
-                  "cols": Threshold(2, "team choice: a neighbourhood reads at least two neighbouring "
-                                       "elements of each row; one element per row is a column walk (a "
-                                       "matrix product's column, a transpose), which 2D texture caching "
-                                       "does not help and the coalescing and layout rules address")},
+                  "cols": Threshold(1.2, "team choice: a neighbourhood reads more than one element in "
+                                         "some of its rows (a 3x3 box 3 per row, a 5-point cross 5/3, a "
+                                         "7-point 3-D stencil 7/5); a column walk (a matrix product's "
+                                         "column, a transpose) reads exactly one per row, which 2D texture "
+                                         "caching does not help and the coalescing and layout rules "
+                                         "address")},
       fix="""Store the read-only 2D input as an image and sample it: the texture path caches 2D
       neighbourhoods, clamps borders in hardware and converts formats, removing bounds checks from
       the kernel.""")
