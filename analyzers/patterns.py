@@ -43,6 +43,27 @@ SITE_COLUMNS = ("unaligned", "adjacent", "loop_adjacent", "distinct_item_address
 
 
 @njit(cache=True)
+def sorted_accesses(order, lo, hi, address, size, keys, sizes):
+    """Fill ``keys`` / ``sizes`` with the byte addresses and sizes (at least 1) of the request's
+    accesses ``order[lo:hi]``, ascending by address; returns how many."""
+    n = hi - lo
+    ascending = True
+    for t in range(n):
+        i = order[lo + t]
+        keys[t] = address[i] & ADDR_MASK
+        sizes[t] = max(np.int64(size[i]), np.int64(1))
+        if t and keys[t] < keys[t - 1]:
+            ascending = False
+    if not ascending:
+        idx = np.argsort(keys[:n], kind="mergesort")
+        k2 = keys[:n][idx].copy()
+        s2 = sizes[:n][idx].copy()
+        keys[:n] = k2
+        sizes[:n] = s2
+    return n
+
+
+@njit(cache=True)
 def request_facts(order, req_ptr, address, size, tx_bytes, transactions, active):
     """Per request (where ``active``): distinct addresses, ideal transactions, misalignment.
 
@@ -63,21 +84,7 @@ def request_facts(order, req_ptr, address, size, tx_bytes, transactions, active)
     for r in range(nreq):
         if not active[r]:
             continue
-        lo_i, hi_i = req_ptr[r], req_ptr[r + 1]
-        n = hi_i - lo_i
-        ascending = True
-        for t in range(n):
-            i = order[lo_i + t]
-            keys[t] = address[i] & ADDR_MASK
-            sizes[t] = max(np.int64(size[i]), np.int64(1))
-            if t and keys[t] < keys[t - 1]:
-                ascending = False
-        if not ascending:
-            idx = np.argsort(keys[:n], kind="mergesort")
-            k2 = keys[:n][idx].copy()
-            s2 = sizes[:n][idx].copy()
-            keys[:n] = k2
-            sizes[:n] = s2
+        n = sorted_accesses(order, req_ptr[r], req_ptr[r + 1], address, size, keys, sizes)
         d = 0
         b = np.int64(0)
         lo = keys[0]
@@ -111,32 +118,26 @@ def run_units(order, req_ptr, address, size, unit_bytes, active):
     for r in range(nreq):
         cap = max(cap, req_ptr[r + 1] - req_ptr[r])
     keys = np.empty(cap, np.int64)
-    ends = np.empty(cap, np.int64)
+    sizes = np.empty(cap, np.int64)
     sh = shift_of(unit_bytes)
     for r in range(nreq):
         if not active[r]:
             continue
-        lo_i, hi_i = req_ptr[r], req_ptr[r + 1]
-        n = hi_i - lo_i
-        for t in range(n):
-            i = order[lo_i + t]
-            keys[t] = address[i] & ADDR_MASK
-            ends[t] = keys[t] + max(np.int64(size[i]), np.int64(1))
-        idx = np.argsort(keys[:n], kind="mergesort")
+        n = sorted_accesses(order, req_ptr[r], req_ptr[r + 1], address, size, keys, sizes)
         a = np.int64(0)
         b = np.int64(0)
-        run_lo = keys[idx[0]]
-        run_hi = ends[idx[0]]
+        run_lo = keys[0]
+        run_hi = keys[0] + sizes[0]
         for t in range(1, n + 1):
-            if t < n and keys[idx[t]] <= run_hi:
-                run_hi = max(run_hi, ends[idx[t]])
+            if t < n and keys[t] <= run_hi:
+                run_hi = max(run_hi, keys[t] + sizes[t])
                 continue
             span = run_hi - run_lo
             a += div(span + unit_bytes - 1, unit_bytes, sh)
             b += span
             if t < n:
-                run_lo = keys[idx[t]]
-                run_hi = ends[idx[t]]
+                run_lo = keys[t]
+                run_hi = keys[t] + sizes[t]
         aligned[r] = a
         ideal[r] = div(b + unit_bytes - 1, unit_bytes, sh)
     return aligned, ideal
