@@ -43,6 +43,15 @@ SITE_COLUMNS = ("unaligned", "adjacent", "loop_adjacent", "distinct_item_address
 
 
 @njit(cache=True)
+def request_scratch(req_ptr):
+    """Two buffers long enough for the largest request (addresses and sizes)."""
+    cap = 16
+    for r in range(req_ptr.shape[0] - 1):
+        cap = max(cap, req_ptr[r + 1] - req_ptr[r])
+    return np.empty(cap, np.int64), np.empty(cap, np.int64)
+
+
+@njit(cache=True)
 def sorted_accesses(order, lo, hi, address, size, keys, sizes):
     """Fill ``keys`` / ``sizes`` with the byte addresses and sizes (at least 1) of the request's
     accesses ``order[lo:hi]``, ascending by address; returns how many."""
@@ -75,11 +84,7 @@ def request_facts(order, req_ptr, address, size, tx_bytes, transactions, active)
     distinct = np.zeros(nreq, np.int64)
     ideal = np.zeros(nreq, np.int64)
     misaligned = np.zeros(nreq, np.bool_)
-    cap = 16
-    for r in range(nreq):
-        cap = max(cap, req_ptr[r + 1] - req_ptr[r])
-    keys = np.empty(cap, np.int64)
-    sizes = np.empty(cap, np.int64)
+    keys, sizes = request_scratch(req_ptr)
     sh = shift_of(tx_bytes)
     for r in range(nreq):
         if not active[r]:
@@ -114,11 +119,7 @@ def run_units(order, req_ptr, address, size, unit_bytes, active):
     nreq = req_ptr.shape[0] - 1
     aligned = np.zeros(nreq, np.int64)
     ideal = np.zeros(nreq, np.int64)
-    cap = 16
-    for r in range(nreq):
-        cap = max(cap, req_ptr[r + 1] - req_ptr[r])
-    keys = np.empty(cap, np.int64)
-    sizes = np.empty(cap, np.int64)
+    keys, sizes = request_scratch(req_ptr)
     sh = shift_of(unit_bytes)
     for r in range(nreq):
         if not active[r]:
