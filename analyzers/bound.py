@@ -77,6 +77,9 @@ class MemoryTraffic:
     #: Per cache level: load lookups the replay counted as hits on a line still being filled
     #: from DRAM.  They wait for the fill, so the latency term serves them at DRAM latency.
     fill_waits: dict = field(default_factory=dict)
+    #: Cycles of the line busiest with atomic updates (:mod:`analyzers.atomics`), whole launch;
+    #: 0 where the target does not model the queue.
+    atomic_cycles: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -194,6 +197,8 @@ def memory_times(traffic: MemoryTraffic, target, active_cus: int) -> dict[str, f
     out["DRAM"] = dram / (float(target.dram.bandwidth_gb_per_s) * 1e9)
     if traffic.local_cycles:
         out["local_memory"] = traffic.local_cycles / max(active_cus, 1) / clock_hz
+    if traffic.atomic_cycles:  # one line's queue of atomics: no more instances to spread it over
+        out["atomics"] = traffic.atomic_cycles / clock_hz
     return out
 
 

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
+from analyzers.atomics import AtomicLines
 from analyzers.banks import bank_cycles
 from analyzers.cache import CacheHierarchy
 from analyzers.coalescing import distinct_segments, lane_units
@@ -301,6 +302,8 @@ class _LaunchReplay:
         first = target.caches[0] if target.caches else None
         self.price_requests = first is not None and getattr(first, "cost_unit", "bytes") == "request"
         self.first_level_cycles = 0.0
+        #: per-line queue of atomic updates, on targets that model it (``[atomics]``)
+        self.atomics = AtomicLines.for_target(target)
         self.clear_sites()
         if self.h is not None and reset:  # reset=False: start from the caches as they are
             self.h.reset()
@@ -407,6 +410,9 @@ class _LaunchReplay:
             cycles_l1 = request_cycles(t.caches[0], order, req_ptr, lane, addr, size, served, units, unit_ptr,
                                        t.simd.width)
             self.first_level_cycles += float(cycles_l1.sum())
+        if self.atomics is not None:
+            self.atomics.add(order, req_ptr, addr, size,
+                             (rq_op == OP_CODES["atomic"]) & (rq_space == SPACE_CODES["global"]))
         if self.h is not None and is_mem.any():
             ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units))
             self.fills.add(ex, is_mem & (rq_op == OP_CODES["load"]), *distinct, cu_of_req, req_wave,
@@ -437,6 +443,10 @@ class _LaunchReplay:
             per_req = np.diff(distinct[1]) if self.h is not None else None
             self.patterns.add_requests(key, order, req_ptr, req_wave, lane, addr, size, tx, ~is_local, first,
                                        rq_site, is_global_load, per_req)
+
+    def atomic_cycles(self) -> float:
+        """Cycles of the line busiest with atomic updates (0 where not modelled)."""
+        return self.atomics.cycles() if self.atomics is not None else 0.0
 
     def finish(self, kernel: str, launch: int):
         levels = []
@@ -605,7 +615,7 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
             site_frames.append(sites)
             degree_frames.append(degrees)
             launch_rows.append(_launch_row(kernel, launch, current.accesses, sites, levels, dram,
-                                           current.first_level_cycles))
+                                           current.first_level_cycles, current.atomic_cycles()))
             level_rows.append(levels)
             current = None
     rep = _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
@@ -631,7 +641,8 @@ def _texture_levels(rows: list[list[dict]]) -> list[dict]:
     return out
 
 
-def _launch_row(kernel, launch, accesses, sites, levels, dram, first_level_cycles: float = 0.0) -> dict:
+def _launch_row(kernel, launch, accesses, sites, levels, dram, first_level_cycles: float = 0.0,
+                atomic_cycles: float = 0.0) -> dict:
     mem = sites[sites["space"].isin(MEMORY_SPACES)]
     loc = sites[sites["space"] == "local"]
     req, tx, lreq = int(mem["requests"].sum()), int(mem["transactions"].sum()), int(loc["requests"].sum())
@@ -641,7 +652,7 @@ def _launch_row(kernel, launch, accesses, sites, levels, dram, first_level_cycle
            "local_requests": lreq, "local_cycles": float(loc["local_cycles"].sum()),
            "conflict_degree_mean": float(loc["degree_sum"].sum() / lreq) if lreq else 0.0,
            "dram_bytes_read": dram[0], "dram_bytes_written": dram[1],
-           "first_level_cycles": float(first_level_cycles)}
+           "first_level_cycles": float(first_level_cycles), "atomic_cycles": float(atomic_cycles)}
     for lv in levels:
         row[f"{lv.level}_hit_rate"] = lv.hit_rate
     return row

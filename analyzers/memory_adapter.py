@@ -161,8 +161,7 @@ def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None,
     sites = _site_table(replay.per_site)
     levels, caches = [], []
     per_launch = getattr(replay, "per_launch", None)
-    busy = (float(per_launch["first_level_cycles"].sum()) * scale
-            if per_launch is not None and "first_level_cycles" in getattr(per_launch, "columns", ()) else 0.0)
+    busy = _column_sum(per_launch, "first_level_cycles") * scale
     for k, (spec, stats) in enumerate(zip(target.caches, replay.caches, strict=True)):
         accesses = stats["hits"] + stats["misses"]
         loads = stats["load_hits"] + stats["load_misses"]
@@ -227,11 +226,18 @@ def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None,
         load_requests=requests, load_transactions=transactions,
         local_cycles=float(local.cycles) * scale,
         dram_bytes_written=float(memory.dram_bytes_written) * scale, lookup_s_per_request=lookup_s,
-        **fills)
+        atomic_cycles=_column_sum(per_launch, "atomic_cycles") * scale, **fills)
     patterns = getattr(replay, "patterns", {}) or {}
     pats = patterns.get(launch) if launch is not None else next(iter(patterns.values()), None)
     return LaunchMemory(memory, local, sites, traffic,
                         frozenset(int(s) for s in loads["site"]) if len(loads) else frozenset(), pats)
+
+
+def _column_sum(per_launch, column: str) -> float:
+    """The replay's ``per_launch`` column summed (one launch per replay here); 0 if absent."""
+    if per_launch is None or column not in getattr(per_launch, "columns", ()):
+        return 0.0
+    return float(per_launch[column].sum())
 
 
 def fill_traffic(replay, target, launch: int | None, scale: float) -> dict:

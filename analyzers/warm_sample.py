@@ -126,7 +126,8 @@ def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFo
     sites, levels, dram, degrees, texture_levels, pats = counted.finish(kernel, launch)
     levels, dram, compulsory_bytes = steady_state(levels, dram, evicted_dirty, footprint, target.caches,
                                                   scale)
-    row = _launch_row(kernel, launch, counted.accesses, sites, levels, dram, counted.first_level_cycles)
+    row = _launch_row(kernel, launch, counted.accesses, sites, levels, dram, counted.first_level_cycles,
+                      counted.atomic_cycles())
     rep = _assemble(target, counted.accesses, [sites], [degrees], [row], [levels])
     rep.texture_caches = _texture_levels([texture_levels])
     rep.constant_caches = _texture_levels([counted.constant.level_stats()] if counted.constant else [])

@@ -169,7 +169,7 @@ class _Parser:
         known = set(S.IDENTITY) | set(S.TOP) | set(S.SECTIONS) | set(S.OPTIONAL_SECTIONS) | {
             "caches", "alu_cycles", "alu_cycles_fast_math", "issue_pipes", "peak_throughput", "math_classes",
             "assumptions", "rule_thresholds", "texture", "texture_caches", "isa", "ir_machine_factors",
-            "constant_cache", "ir_role_factors"}
+            "constant_cache", "ir_role_factors", "atomics"}
         if "extra" in doc:
             raise self.fail("extra", "no longer read: its tables are typed sections now "
                                      "(simd.pack_slot_min_items, [alu_cycles_fast_math], [issue_pipes], "
@@ -201,6 +201,7 @@ class _Parser:
         isa = IsaSpec(**self.section(doc["isa"], S.ISA, "isa")) if "isa" in doc else None
         factors = self.section(doc.get("ir_machine_factors", {}), S.IR_MACHINE_FACTORS, "ir_machine_factors")
         role_factors = self.section(doc.get("ir_role_factors", {}), S.IR_ROLE_FACTORS, "ir_role_factors")
+        atomics = self.section(doc["atomics"], S.ATOMICS, "atomics") if "atomics" in doc else {}
         self.free_assumptions(doc.get("assumptions", {}))
         return Target(
             name=doc["name"], vendor=doc["vendor"], family=doc["family"],
@@ -209,7 +210,7 @@ class _Parser:
             occupancy=OccupancySpec(**occ), alu_cycles=alu, alu_cycles_fast_math=fast, issue_pipes=pipes,
             launch=LaunchCosts(**launch), peak_throughput=peaks, math_classes=math_classes,
             rule_thresholds=limits, texture=texture, isa=isa, ir_machine_factors=factors,
-            constant_cache=constant, ir_role_factors=role_factors,
+            constant_cache=constant, ir_role_factors=role_factors, atomics=atomics,
             sources=self.sources, assumptions=self.assumptions, unsupported=self.unsupported, **top,
         )
 

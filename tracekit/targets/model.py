@@ -280,6 +280,9 @@ class Target:
     #: Machine instructions per IR instruction of each role class (``[ir_role_factors]``:
     #: address, loop_address, indirect, loop); empty: roles are priced as their class.
     ir_role_factors: dict[str, float] = field(default_factory=dict)
+    #: ``[atomics]``: ``line_cycles`` and ``word_cycles`` of same-line atomic serialisation
+    #: (:data:`tracekit.targets.schema.ATOMICS`); empty where not modelled.
+    atomics: dict[str, float] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     assumptions: dict[str, str] = field(default_factory=dict)
     #: Instruction classes the target cannot execute (Adreno: fp64), each with the

@@ -256,6 +256,17 @@ IR_MACHINE_FACTORS = {g: Field("float", required=False, doc=f"machine instructio
 IR_ROLE_CLASSES = ("address", "loop_address", "indirect", "loop")
 #: Optional ``[ir_role_factors]``: machine instructions per IR instruction of each role class
 #: (sites.role, docs/model.md "Instruction roles").
+#: ``[atomics]`` (optional): how the last-level cache serialises atomic updates.  Updates to
+#: one line queue behind each other: a SIMD request's atomics that fall in one line take
+#: ``line_cycles``, or ``word_cycles`` per update of its busiest word when more lanes than that
+#: pile onto one word.  Lines proceed side by side.  Without the section atomics are priced
+#: like stores.
+ATOMICS = {
+    "line_cycles": Field("float", doc="cycles one line is busy per request whose atomics touch it", **POS),
+    "word_cycles": Field("float", doc="cycles per atomic update of one word, updates of one word in "
+                         "turn", **NONNEG),
+}
+
 IR_ROLE_FACTORS = {
     "address": Field("float", required=False, doc="per IR address instruction a wave issues once "
                      "(outside loops)", **NONNEG),
