@@ -197,8 +197,6 @@ def memory_times(traffic: MemoryTraffic, target, active_cus: int) -> dict[str, f
     out["DRAM"] = dram / (float(target.dram.bandwidth_gb_per_s) * 1e9)
     if traffic.local_cycles:
         out["local_memory"] = traffic.local_cycles / max(active_cus, 1) / clock_hz
-    if traffic.atomic_cycles:  # one line's queue of atomics: no more instances to spread it over
-        out["atomics"] = traffic.atomic_cycles / clock_hz
     return out
 
 
@@ -486,7 +484,10 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
     lt, dram_busy = loaded_latency(
         lambda q: _latency_term(traffic, chains, resident_waves, target, schedule, throughput_s, tpr, q),
         levels.get("DRAM", 0.0), throughput_s, target)
-    latency_s = lt.latency_s
+    # atomics queued on one line are a chain of updates, each waiting for the one before: a
+    # serialisation with the units idle, which is latency in the speed-of-light sense
+    atomic_s = traffic.atomic_cycles / (float(target.clock_mhz) * 1e6)
+    latency_s = max(lt.latency_s, atomic_s)
     time_s = max(alu_s, memory_s, latency_s)
     utilization = {"alu": alu_s / time_s if time_s > 0 else 0.0}
     utilization.update({k: v / time_s if time_s > 0 else 0.0 for k, v in sorted(levels.items())})
@@ -519,6 +520,7 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
         "littles_law_s": lt.littles_s,
         "lane_lookup_s_per_request": traffic.lookup_s_per_request,
         "launch_overhead_s": overhead_s,
+        "atomic_queue_s": atomic_s,
         **lt.sched,
     }
     return BoundResult(verdict, time_s, alu_s, memory_s, latency_s, levels, bottleneck, evidence)
