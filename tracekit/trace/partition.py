@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 
 from tracekit.errors import TraceFormatError
 from tracekit.trace import schema, store
+from tracekit.trace.arrow_numpy import empty_table, from_numpy
 
 _PART_RE = re.compile(r"^launch=(-?\d+)$")
 
@@ -81,7 +82,7 @@ class PartitionedTable:
     def read(self, columns: list[str] | None = None) -> pa.Table:
         tables = [self._pf(p).read(columns=columns) for p in self.files()]
         if not tables:
-            empty = self.schema_arrow.empty_table()
+            empty = empty_table(self.schema_arrow)
             return empty.select(columns) if columns else empty
         return pa.concat_tables(tables, promote_options="permissive")
 
@@ -163,7 +164,7 @@ def launch_batches(pf, launches: Iterable[int], *, batch_size: int = 1 << 20,
     else:
         groups, pure = _row_groups(pf, wanted)
         batches = _by_group(pf, groups, pure, batch_size, read_cols)
-    keys = pa.array(sorted(wanted), pa.int32())
+    keys = from_numpy(sorted(wanted), pa.int32())
     field = schema.ACCESSES.field("launch")
     for batch, whole in batches:
         if not whole:

@@ -19,6 +19,7 @@ import pyarrow as pa
 from tracekit.errors import TraceFormatError
 from tracekit.files import check_input
 from tracekit.trace import metadata, schema, store
+from tracekit.trace.arrow_numpy import from_numpy, scalar
 from tracekit.trace.columns import first_true
 from tracekit.trace.partition import (
     PartitionedTable,
@@ -190,7 +191,7 @@ class Trace:
                 span = pa.compute.min_max(t["launch"])
                 lo, hi = span["min"].as_py(), span["max"].as_py()
                 if not (lo == hi and lo in set(launches)):   # a table of one wanted launch is kept whole
-                    t = t.filter(pa.compute.is_in(t["launch"], pa.array(sorted(launches), pa.int32())))
+                    t = t.filter(pa.compute.is_in(t["launch"], from_numpy(sorted(launches), pa.int32())))
             if columns:
                 for c in columns:  # an optional column the table lacks comes as nulls
                     if c not in t.column_names and c in target.names and target.field(c).nullable:
@@ -247,7 +248,8 @@ class Trace:
 
     def launch_metadata(self, launch: int) -> dict:
         """The parsed ``metadata`` JSON of one launch ({} if none)."""
-        rows = self.launches.filter(pa.compute.equal(self.launches["launch"], launch))
+        ids = self.launches["launch"]
+        rows = self.launches.filter(pa.compute.equal(ids, scalar(launch, ids.type)))
         if not rows.num_rows:
             return {}
         return metadata.parse(rows["metadata"][0].as_py(), path=str(self.path), launch=launch)
@@ -283,7 +285,7 @@ def _check_values(batch: pa.RecordBatch, path: Path) -> pa.RecordBatch:
         unknown = [i for i, w in enumerate(words) if w not in allowed]
         if not unknown:
             continue
-        used = pa.compute.is_in(arr.indices, value_set=pa.array(unknown, arr.indices.type))
+        used = pa.compute.is_in(arr.indices, value_set=from_numpy(unknown, arr.indices.type))
         if pa.compute.any(used).as_py():
             word = arr[first_true(used)].as_py()
             raise TraceFormatError(f"unknown {col} {word!r} (allowed: {', '.join(sorted(allowed))})",

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from tracekit.trace.arrow_numpy import to_numpy
 from tracekit.trace.columns import count_and_sum
 
 if TYPE_CHECKING:  # the reader imports this module; only the types are needed here
@@ -92,7 +93,7 @@ def summarize(trace: Trace, *, batch_size: int = 1 << 20) -> TraceSummary:
         t = t.set_column(t.schema.get_field_index("size"), "size", t["size"].cast(pa.int64()))
         _add(per_launch, t, ["launch", "kernel"])
         _add(per_space, t, ["space", "op"])
-        launch_ids, group_ids = t["launch"].to_numpy(), t["group"].to_numpy()
+        launch_ids, group_ids = to_numpy(t["launch"]), to_numpy(t["group"])
         for launch in np.unique(launch_ids):
             seen = groups.get(int(launch), np.empty(0, np.int64))
             groups[int(launch)] = np.union1d(seen, group_ids[launch_ids == launch])
