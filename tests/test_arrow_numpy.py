@@ -10,7 +10,17 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from tracekit.trace.arrow_numpy import empty_table, from_numpy, scalar, strings, to_numpy, valid_mask
+from tracekit.trace import schema
+from tracekit.trace.arrow_numpy import (
+    array,
+    empty_table,
+    from_numpy,
+    scalar,
+    strings,
+    table_from_rows,
+    to_numpy,
+    valid_mask,
+)
 
 ARRAYS = {
     "int32": pa.array([3, -1, 7, 0], pa.int32()),
@@ -88,6 +98,63 @@ def test_strings_scalar_and_empty_table():
     assert t.schema == schema and t.num_rows == 0
 
 
+LAUNCH_ROWS = [
+    {"kernel": "k", "launch": 0, "global_size": [64, 1, 1], "local_size": [8, 8, 1], "local_mem_bytes": 0,
+     "build_options": None, "device": "Oclgrind 21.10", "source": "kernel void k() {}",
+     "registers_per_item": None, "metadata": "{}"},
+    {"kernel": "k#2", "launch": 1, "global_size": [4096, 2, 1], "local_size": [256, 1, 1],
+     "local_mem_bytes": 1024, "build_options": "-DN=4", "registers_per_item": 32},  # device etc. missing
+]
+MACHINE_ROWS = [
+    {"device": "skl", "target": "intel-hd530", "kernel": "k", "build_options": None, "compiler": "ocloc",
+     "simd_width": 32, "grf_count": 128, "grf_used": 40, "slm_bytes": 0, "barrier_count": 0,
+     "scratch_bytes": 0, "private_memory": False, "line_mapping": "source_line",
+     "instructions": [{"pc": 0, "block": 0, "op": "mov", "exec_size": 16, "write_enable": True,
+                       "weight": 0.5, "file": "k.cl", "line": 3, "column": None, "text": "mov (16) r1 r2"},
+                      {"pc": 16, "block": 0, "op": "send", "bti": None, "weight": 1, "text": "send"}]},
+    {"device": "icllp", "kernel": "k", "simd_width": 8, "grf_count": 128, "scratch_bytes": 64,
+     "line_mapping": "basic_block", "instructions": []},
+]
+
+
+@pytest.mark.parametrize("table", ["launches", "sites", "machine_code"])
+def test_table_from_rows_matches_from_pylist(table):
+    rows = {"launches": LAUNCH_ROWS, "machine_code": MACHINE_ROWS,
+            "sites": [{"kernel": "k", "site": 0, "opcode": "load", "file": None, "line": 3, "column": 7},
+                      {"kernel": "k", "site": 1, "opcode": None, "role": "index", "line": None}]}[table]
+    want = pa.Table.from_pylist(rows, schema=schema.TABLES[table])
+    got = table_from_rows(rows, schema.TABLES[table])
+    assert got.schema == want.schema
+    assert got.equals(want) and got.to_pylist() == want.to_pylist()
+
+
+@pytest.mark.parametrize(("values", "type_"), [
+    ([1, None, 3], pa.int16()), ([None, None], pa.int32()), ([0.5, 2, None], pa.float32()),
+    ([True, None, False], pa.bool_()), (["a", None, ""], pa.string()), ([], pa.int64()),
+    (["x", "y", "x", None], pa.dictionary(pa.int32(), pa.string())),
+    ([[1, 2], None, []], pa.list_(pa.int32())), ([{"a": 1}, None, {"b": "z"}],
+                                                  pa.struct([("a", pa.int8()), ("b", pa.string())])),
+])
+def test_array_matches_pa_array(values, type_):
+    got, want = array(values, type_), pa.array(values, type_)
+    assert got.type == want.type and got.equals(want)
+
+
+def _outcome(make):
+    try:
+        return make()
+    except (pa.ArrowException, OverflowError, TypeError) as exc:
+        return type(exc)
+
+
+@pytest.mark.parametrize(("values", "type_"), [([300], pa.int8()), ([1.5], pa.int32()), (["1"], pa.int32()),
+                                               ([2**70], pa.uint64()), ([1, "a"], pa.string())])
+def test_values_arrow_must_check_get_its_answer(values, type_):
+    """What NumPy would read differently (a wrap, a truncation, text for a number) is left to pyarrow."""
+    got, want = _outcome(lambda: array(values, type_)), _outcome(lambda: pa.array(values, type_))
+    assert got == want if isinstance(want, type) else got.equals(want)
+
+
 PROBE = """
 import json, sys
 import pyarrow as pa, pyarrow.compute as pc
@@ -95,6 +162,10 @@ from tracekit.trace.arrow_numpy import from_numpy, scalar, strings, to_numpy
 a = from_numpy([5, 1, 3], pa.int32())
 to_numpy(a); to_numpy(pc.greater(a, scalar(2, pa.int32()))); to_numpy(strings(["x"]).dictionary_encode())
 to_numpy(pa.chunked_array([a, a])); a.fill_null(scalar(0, pa.int32()))
+from tracekit.trace import schema
+from tracekit.trace.arrow_numpy import array, table_from_rows
+table_from_rows([{"kernel": "k", "site": 0, "line": None}], schema.SITES)
+array([[1, 2, 3]], pa.list_(pa.int64(), 3)); array([{"a": 1}], pa.struct([("a", pa.int8())]))
 print(json.dumps("pandas" in sys.modules))
 """
 

@@ -15,16 +15,18 @@ import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from tracekit.isa import tools
 from tracekit.isa.classes import classify, logical_weight
 from tracekit.isa.debuglines import KernelLines, read_debug_lines
 from tracekit.isa.listing import parse_listing
 from tracekit.isa.zebin import read_zebin
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Columns of :attr:`KernelISA.instructions`, one row per machine instruction.
 INSTRUCTION_COLUMNS = ("pc", "block", "op", "function", "exec_size", "channel_offset", "write_enable",
@@ -48,8 +50,19 @@ class KernelISA:
     scratch_bytes: int      # per hardware thread: spills and private arrays kept in memory
     private_memory: bool
     line_mapping: str       # "source_line" or "basic_block"
-    instructions: pd.DataFrame = field(repr=False)
+    #: One dict per machine instruction, keyed by :data:`INSTRUCTION_COLUMNS` (None where unknown):
+    #: what the ``machine_code`` table stores, so writing a trace needs no DataFrame.
+    listing: list[dict] = field(repr=False)
     target: str | None = None
+
+    @cached_property
+    def instructions(self) -> pd.DataFrame:
+        """The listing as a DataFrame (one row per instruction; ``line``/``column`` nullable Int32)."""
+        import pandas as pd
+        frame = pd.DataFrame(self.listing, columns=list(INSTRUCTION_COLUMNS))
+        frame["line"] = frame["line"].astype("Int32")
+        frame["column"] = frame["column"].astype("Int32")
+        return frame
 
     @property
     def spill_fill(self) -> bool:
@@ -122,9 +135,6 @@ def describe_kernel(info, lines: KernelLines | None, platform: str, device: str,
                      "write_enable": ins.write_enable, "dst_type": ins.dst_type, **c,
                      "weight": logical_weight(ins, info.simd_width), "file": file, "line": line,
                      "column": col, "text": ins.text})
-    frame = pd.DataFrame(rows, columns=list(INSTRUCTION_COLUMNS))
-    frame["line"] = frame["line"].astype("Int32")
-    frame["column"] = frame["column"].astype("Int32")
     used = set()
     for ins in parsed:
         used.update(ins.registers)
@@ -134,7 +144,7 @@ def describe_kernel(info, lines: KernelLines | None, platform: str, device: str,
                      slm_bytes=info.slm_bytes, barrier_count=info.barrier_count,
                      scratch_bytes=info.scratch_bytes, private_memory=info.private_memory,
                      line_mapping="source_line" if mapped and lines.rows else "basic_block",
-                     instructions=frame)
+                     listing=rows)
 
 
 def compile_source(source_text: str, device: str, platform: str, *, options: str = "",

@@ -91,32 +91,115 @@ def _plain(t: pa.DataType) -> bool:
             or pa.types.is_large_string(t))
 
 
-def from_numpy(values: np.ndarray | Sequence, type: pa.DataType | None = None) -> pa.Array:  # noqa: A002
-    """An Arrow array of integers, floats or booleans holding ``values`` (no nulls).
+def _validity(valid: np.ndarray | None) -> pa.Buffer | None:
+    return None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
+
+
+def _nulls(valid: np.ndarray | None, n: int) -> int:
+    return 0 if valid is None else n - int(np.count_nonzero(valid))
+
+
+def from_numpy(values: np.ndarray | Sequence, type: pa.DataType | None = None,  # noqa: A002
+               valid: np.ndarray | None = None) -> pa.Array:
+    """An Arrow array of integers, floats or booleans holding ``values``.
 
     ``type`` defaults to the one matching the NumPy dtype; values are converted to it
-    as NumPy's ``astype`` would.
+    as NumPy's ``astype`` would.  ``valid`` (booleans) marks the rows that hold a
+    value; the others are null.
     """
     values = np.asarray(values)
     if type is None:
         type = pa.from_numpy_dtype(values.dtype)  # noqa: A001
     if pa.types.is_boolean(type):
-        bits = np.packbits(values.astype(bool), bitorder="little")
-        return pa.Array.from_buffers(type, len(values), [None, pa.py_buffer(bits)])
-    dtype = _dtype(type)
-    if dtype is None:
+        data = np.packbits(values.astype(bool), bitorder="little")
+    elif _dtype(type) is not None:
+        data = np.ascontiguousarray(values.astype(_dtype(type), copy=False))
+    else:
         raise TypeError(f"from_numpy makes integer, float or boolean arrays, not {type}")
-    data = np.ascontiguousarray(values.astype(dtype, copy=False))
-    return pa.Array.from_buffers(type, len(data), [None, pa.py_buffer(data)])
+    return pa.Array.from_buffers(type, len(values), [_validity(valid), pa.py_buffer(data)],
+                                 null_count=_nulls(valid, len(values)))
 
 
-def strings(values: Sequence[str]) -> pa.StringArray:
-    """An Arrow string array holding ``values`` (no nulls)."""
-    encoded = [str(v).encode() for v in values]
+def strings(values: Sequence[str | None], valid: np.ndarray | None = None) -> pa.StringArray:
+    """An Arrow string array holding ``values`` (None, or False in ``valid``, for a null)."""
+    if valid is None and any(v is None for v in values):
+        valid = np.fromiter((v is not None for v in values), bool, count=len(values))
+    encoded = [b"" if v is None else str(v).encode() for v in values]
     offsets = np.zeros(len(encoded) + 1, np.int32)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])
     return pa.Array.from_buffers(pa.string(), len(encoded),
-                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+                                 [_validity(valid), pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))],
+                                 null_count=_nulls(valid, len(values)))
+
+
+def _fits(data: np.ndarray, t: pa.DataType) -> bool:
+    """Whether NumPy's reading of the Python values holds exactly what Arrow stores as ``t``."""
+    if pa.types.is_boolean(t):
+        return data.dtype.kind == "b"
+    if pa.types.is_floating(t):
+        return data.dtype.kind in "iuf"
+    if data.dtype.kind not in "iu":
+        return False
+    info = np.iinfo(_dtype(t))
+    return int(data.min()) >= info.min and int(data.max()) <= info.max
+
+
+def array(values: Sequence, type: pa.DataType) -> pa.Array:  # noqa: A002
+    """Python values (None for a null) as an Arrow array of ``type``, as ``pa.array`` makes it.
+
+    Numbers, booleans and text, and lists, fixed-size lists, structs and text
+    dictionaries of those, are built here; values of other types, or values Arrow
+    must check itself (a float for an integer column, a number out of range), go to
+    ``pa.array``, which reports them in its own words.
+    """
+    n = len(values)
+    if n == 0:
+        return pa.nulls(0, type)
+    valid = np.fromiter((v is not None for v in values), bool, count=n)
+    mask = None if valid.all() else valid
+    if pa.types.is_string(type):
+        if all(isinstance(v, str) for v in values if v is not None):
+            return strings(values, mask)
+    elif _dtype(type) is not None or pa.types.is_boolean(type):
+        fill = False if pa.types.is_boolean(type) else 0
+        data = np.array([fill if v is None else v for v in values])
+        if _fits(data, type):
+            return from_numpy(data, type, mask)
+    elif pa.types.is_dictionary(type) and pa.types.is_string(type.value_type):
+        return array(values, type.value_type).dictionary_encode().cast(type)
+    elif pa.types.is_fixed_size_list(type) or pa.types.is_list(type):
+        return _list_array(values, type, mask)
+    elif pa.types.is_struct(type):
+        if all(isinstance(v, dict) for v in values if v is not None):
+            children = [array([None if v is None else v.get(f.name) for v in values], f.type) for f in type]
+            return pa.StructArray.from_arrays(children, fields=list(type), mask=_null_mask(mask))
+    return pa.array(values, type)  # anything else: pyarrow's own conversion and checks
+
+
+def _null_mask(valid: np.ndarray | None) -> pa.Array | None:
+    return None if valid is None else from_numpy(~valid)
+
+
+def _list_array(values: Sequence, type: pa.DataType, valid: np.ndarray | None) -> pa.Array:  # noqa: A002
+    fixed = pa.types.is_fixed_size_list(type)
+    if not all(v is None or (isinstance(v, (list, tuple, np.ndarray))
+                             and (not fixed or len(v) == type.list_size)) for v in values):
+        return pa.array(values, type)
+    empty = [None] * type.list_size if fixed else []
+    lists = [empty if v is None else v for v in values]
+    child = array([x for v in lists for x in v], type.value_type)
+    if fixed:
+        return pa.FixedSizeListArray.from_arrays(child, type=type, mask=_null_mask(valid))
+    offsets = np.zeros(len(lists) + 1, np.int32)
+    np.cumsum([len(v) for v in lists], out=offsets[1:])
+    return pa.ListArray.from_arrays(from_numpy(offsets), child, type=type, mask=_null_mask(valid))
+
+
+def table_from_rows(rows: Sequence[dict], schema: pa.Schema) -> pa.Table:
+    """A table of ``schema`` from one dict per row (a missing key is a null), as
+    ``pa.Table.from_pylist`` makes it."""
+    columns = [array([r.get(f.name) for r in rows], f.type) for f in schema]
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def scalar(value: int | float | bool | str, type: pa.DataType) -> pa.Scalar:  # noqa: A002
