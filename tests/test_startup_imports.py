@@ -117,3 +117,63 @@ def test_help_and_suggestions_see_every_command(args):
         assert listed == list(COMMANDS)
     else:
         assert proc.returncode == 2 and "Did you mean 'validate'" in proc.stderr
+
+
+RECORD_HOST = """
+import sys
+import numpy as np
+import pyopencl as cl
+ctx = cl.create_some_context(interactive=False)
+q = cl.CommandQueue(ctx)
+prg = cl.Program(ctx, open(sys.argv[1]).read()).build()
+n = 256
+a = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=np.ones(n, np.float32))
+c = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4 * n)
+cl.Kernel(prg, "vector_add")(q, (n,), (64,), a, a, c, np.int32(n))
+q.finish()
+"""
+RECORD_PROBE = """
+import json, subprocess, sys
+at_start = []
+class Popen(subprocess.Popen):
+    def __init__(self, args, *rest, **kw):
+        if not at_start and str(args[0]).endswith("oclgrind") and len(args) > 2:  # the program itself
+            at_start.append(sorted(sys.modules))
+        super().__init__(args, *rest, **kw)
+subprocess.Popen = Popen
+from tracekit.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+print(json.dumps({"code": code, "modules": sorted(sys.modules), "at_start": at_start[0]}), file=sys.stderr)
+"""
+
+
+def test_recording_loads_no_pandas_and_starts_the_program_first(tmp_path):
+    """``tracekit record -- COMMAND`` (machine code included) writes the trace with pyarrow and NumPy
+    alone, and starts the program before loading them, so they load while it runs."""
+    host = tmp_path / "host.py"
+    host.write_text(RECORD_HOST)
+    out = tmp_path / "h.tkt"
+    proc = subprocess.run([sys.executable, "-c", RECORD_PROBE, "record", "-q", "-o", str(out), "--",
+                           sys.executable, str(host), str(SAMPLES / "kernels" / "vector_add.cl")],
+                          capture_output=True, text=True, timeout=300)
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert report["code"] in (0, None), proc.stderr
+    assert (out / "accesses.parquet").is_file() and (out / "machine_code.parquet").is_file()
+    mods = {m.split(".")[0] for m in report["modules"]}
+    assert "pandas" not in mods and "pyarrow.compute" not in report["modules"]
+    assert not {"numpy", "pyarrow"} & {m.split(".")[0] for m in report["at_start"]}
+
+
+def test_machine_code_targets_found_without_parsing_every_model():
+    """Recording reads only the target files that can have an [isa] section; the same targets come out."""
+    from tracekit.isa.attach import _may_have_isa, isa_targets
+    from tracekit.targets import list_targets, load_target
+
+    full = [n for n in list_targets() if load_target(n).isa is not None]
+    assert full and [t.name for t in isa_targets()] == full
+    assert not all(_may_have_isa(n) for n in list_targets())  # the filter does skip files

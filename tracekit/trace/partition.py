@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tracekit.errors import TraceFormatError
@@ -148,6 +147,7 @@ def stored_launches(pf) -> set[int]:
         if st is not None and st.has_min_max and st.null_count == 0 and st.min == st.max:
             out.add(int(st.min))
         else:
+            import pyarrow.compute as pc  # only when the statistics do not settle it
             out.update(pc.unique(_launch_column(pf, i)).to_pylist())
     return out
 
@@ -170,6 +170,7 @@ def launch_batches(pf, launches: Iterable[int], *, batch_size: int = 1 << 20,
         if not whole:
             launch = store.cast_column(batch.column("launch"), field, refuse_nulls=True,
                                        path=str(getattr(pf, "path", "")) or None)
+            import pyarrow.compute as pc
             batch = batch.filter(pc.is_in(launch, keys))
         if columns is not None and read_cols is not columns:
             batch = batch.select(columns)

@@ -23,7 +23,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tracekit.errors import TraceFormatError
@@ -109,6 +108,7 @@ def _check_text(data: pa.Table | pa.RecordBatch):
     for col in data.columns:
         for arr in (col.chunks if isinstance(col, pa.ChunkedArray) else [col]):
             if pa.types.is_dictionary(arr.type):
+                import pyarrow.compute as pc  # loads in tens of ms: only for dictionaries
                 bounds = pc.min_max(arr.indices)
                 low, high = bounds["min"].as_py(), bounds["max"].as_py()
                 if low is not None and (low < 0 or high >= len(arr.dictionary)):
