@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 
 from tracekit.isa import tools
 from tracekit.isa.classes import classify, logical_weight
-from tracekit.isa.debuglines import KernelLines, read_debug_lines
 from tracekit.isa.listing import parse_listing
-from tracekit.isa.zebin import read_zebin
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from tracekit.isa.debuglines import KernelLines
 
 #: Columns of :attr:`KernelISA.instructions`, one row per machine instruction.
 INSTRUCTION_COLUMNS = ("pc", "block", "op", "function", "exec_size", "channel_offset", "write_enable",
@@ -153,10 +153,27 @@ def compile_source(source_text: str, device: str, platform: str, *, options: str
 
     Raises :class:`~tracekit.errors.MissingToolError` without ocloc/iga64 and
     :class:`~tracekit.isa.tools.IsaCompileError` (with the build log) when the
-    source does not build.
+    source does not build.  The described kernels are kept (:mod:`.described`): the
+    same build asked for again is read back instead of disassembled again.
     """
+    from tracekit.isa import described
+
     tools.find_tool("ocloc")
     tools.find_tool("iga64")
+    kept = described.entry(source_text, device, platform, options, source_name, kernels)
+    found = described.load(kept)
+    if found is None:
+        found = _build_and_describe(source_text, device, platform, options, source_name, kernels)
+        described.keep(kept, found)
+    return found
+
+
+def _build_and_describe(source_text: str, device: str, platform: str, options: str, source_name: str,
+                        kernels: list[str] | None) -> list[KernelISA]:
+    # the ELF and YAML readers load only when a build is described, not when it is read back
+    from tracekit.isa.debuglines import read_debug_lines
+    from tracekit.isa.zebin import read_zebin
+
     name = Path(source_name).name or "kernel.cl"
     with tools.scratch_dir() as tmp:
         root = Path(tmp)
