@@ -14,12 +14,14 @@ from tracekit.trace import schema
 from tracekit.trace.arrow_numpy import (
     array,
     empty_table,
+    filled,
     from_numpy,
     scalar,
     strings,
     table_from_rows,
     to_numpy,
     valid_mask,
+    valid_values,
 )
 
 ARRAYS = {
@@ -69,6 +71,21 @@ def test_bits_past_the_first_byte():
     values = np.random.default_rng(3).random(37) > 0.5
     arr = pa.array(values.tolist()).slice(11, 19)
     assert to_numpy(arr).tolist() == values[11:30].tolist()
+
+
+@pytest.mark.parametrize("arr", [
+    pa.array([5, None, -2, 7], pa.int32()), pa.array([5, None, -2, 7], pa.int32()).slice(1),
+    pa.array([2**63 + 5, None], pa.uint64()), pa.array([None, None], pa.int16()), pa.array([1.5, None]),
+    pa.chunked_array([pa.array([1, None], pa.int8()), pa.array([3], pa.int8())]),
+])
+def test_valid_values_and_filled_match_the_compute_functions(arr):
+    import pyarrow.compute as pc
+    kept = valid_values(arr)
+    want = pc.drop_null(arr)
+    assert kept.dtype == np.dtype(arr.type.to_pandas_dtype()) and kept.tolist() == want.to_pylist()
+    fill = scalar(1, arr.type)
+    assert filled(arr, 1).tolist() == pc.fill_null(arr, fill).to_pylist()
+    assert valid_values(pa.array(["a"])) is None
 
 
 def test_chunked_arrays_are_joined():

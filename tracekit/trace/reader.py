@@ -19,7 +19,7 @@ import pyarrow as pa
 from tracekit.errors import TraceFormatError
 from tracekit.files import check_input
 from tracekit.trace import metadata, schema, store
-from tracekit.trace.arrow_numpy import from_numpy, scalar
+from tracekit.trace.arrow_numpy import from_numpy, valid_values
 from tracekit.trace.partition import (
     PartitionedTable,
     is_partitioned,
@@ -248,12 +248,11 @@ class Trace:
 
     def launch_metadata(self, launch: int) -> dict:
         """The parsed ``metadata`` JSON of one launch ({} if none)."""
-        import pyarrow.compute as pc
-        ids = self.launches["launch"]
-        rows = self.launches.filter(pc.equal(ids, scalar(launch, ids.type)))
-        if not rows.num_rows:
+        ids = self.launches["launch"].to_pylist()
+        if launch not in ids:
             return {}
-        return metadata.parse(rows["metadata"][0].as_py(), path=str(self.path), launch=launch)
+        text = self.launches["metadata"][ids.index(launch)].as_py()
+        return metadata.parse(text, path=str(self.path), launch=launch)
 
     def __repr__(self) -> str:
         return f"<Trace {self.path} layout={self.layout} accesses={self.num_accesses}>"
@@ -276,9 +275,6 @@ def _check_values(batch: pa.RecordBatch, path: Path) -> pa.RecordBatch:
     Only the small dictionaries are looked at unless they hold an unknown word (then
     whether a row uses it), and the site column's minimum: cheap next to any analysis.
     """
-    import pyarrow.compute as pc  # here, not at the top: opening a trace does not need it
-
-    from tracekit.trace.columns import first_true
     names = batch.schema.names
     for col, allowed in _VOCABULARY.items():
         if col not in names:
@@ -290,6 +286,9 @@ def _check_values(batch: pa.RecordBatch, path: Path) -> pa.RecordBatch:
         unknown = [i for i, w in enumerate(words) if w not in allowed]
         if not unknown:
             continue
+        import pyarrow.compute as pc  # only for a word outside the vocabulary
+
+        from tracekit.trace.columns import first_true
         used = pc.is_in(arr.indices, value_set=from_numpy(unknown, arr.indices.type))
         if pc.any(used).as_py():
             word = arr[first_true(used)].as_py()
@@ -298,7 +297,8 @@ def _check_values(batch: pa.RecordBatch, path: Path) -> pa.RecordBatch:
     for col, least, what in (("site", 0, "sites number a kernel's instructions from 0"),
                              ("items", 1, "a row stands for a run of at least one work-item")):
         if col in names and batch.num_rows:
-            low = pc.min(batch.column(col)).as_py()
+            values = valid_values(batch.column(col))
+            low = int(values.min()) if values is not None and len(values) else None
             if low is not None and low < least:
                 raise TraceFormatError(f"{col} {low} is below {least}: {what}", path=str(path), column=col,
                                        hint=_HINT.format(path=path))

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pyarrow as pa
 
-from tracekit.trace.arrow_numpy import from_numpy, scalar, to_numpy
+from tracekit.trace.arrow_numpy import filled, from_numpy, to_numpy
 
 
 def run_lengths(table: pa.Table | pa.RecordBatch) -> np.ndarray:
@@ -32,7 +32,7 @@ def run_lengths(table: pa.Table | pa.RecordBatch) -> np.ndarray:
     col = table.column("items")
     if col.null_count == n:
         return np.ones(n, np.int64)
-    return np.asarray(to_numpy(col.fill_null(scalar(1, col.type))), dtype=np.int64)
+    return np.asarray(filled(col, 1), dtype=np.int64)
 
 
 def has_runs(table: pa.Table | pa.RecordBatch) -> bool:

@@ -29,12 +29,12 @@ from tracekit.trace.columns import (
     Bad,
     as_text,
     check_nulls,
-    distinct_keys,
     first_true,
     first_unordered,
     normalise_vocabulary,
     to_integer,
 )
+from tracekit.trace.grouping import distinct_keys
 from tracekit.trace.reader import Trace
 from tracekit.trace.validate_images import check_image_columns
 
