@@ -23,13 +23,13 @@ from pathlib import Path
 import pyarrow as pa
 
 from tracekit.isa import tools
-from tracekit.isa.compile import KernelISA
+from tracekit.isa.kernel import KernelISA
 from tracekit.isa.table import from_table, to_table
 from tracekit.trace import schema
 
 #: The modules whose code decides what a described kernel holds.
-_DESCRIBING = ("compile.py", "classes.py", "listing.py", "zebin.py", "debuglines.py", "table.py",
-               "described.py")
+_DESCRIBING = ("compile.py", "classes.py", "listing.py", "zebin.py", "debuglines.py", "kernel.py",
+               "table.py", "described.py")
 
 
 def entry(source_text: str, device: str, platform: str, options: str, source_name: str,

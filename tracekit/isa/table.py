@@ -1,4 +1,4 @@
-"""The trace's optional ``machine_code`` table <-> :class:`~tracekit.isa.compile.KernelISA`.
+"""The trace's optional ``machine_code`` table <-> :class:`~tracekit.isa.kernel.KernelISA`.
 
 One row per kernel built for one device with one set of build options; the
 listing is a nested list column (one struct per instruction), so a whole
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from tracekit.isa.compile import INSTRUCTION_COLUMNS, KernelISA
+from tracekit.isa.kernel import INSTRUCTION_COLUMNS, KernelISA
 from tracekit.trace import schema
 from tracekit.trace.arrow_numpy import empty_table, from_numpy, table_from_rows
 
