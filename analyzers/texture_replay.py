@@ -32,6 +32,7 @@ import json
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from analyzers.coalescing import distinct_segments
 from analyzers.texture import (
@@ -97,7 +98,7 @@ class TextureReplay:
         """The launch's texture path, or None when the target has none (or no data caches)."""
         if target.texture is None or not target.caches:
             return None
-        rows = trace.launches.filter(pa.compute.equal(trace.launches["launch"], launch)).to_pylist()
+        rows = trace.launches.filter(pc.equal(trace.launches["launch"], launch)).to_pylist()
         meta = json.loads(rows[0]["metadata"]) if rows and rows[0].get("metadata") else {}
         images = image_layouts(meta)
         buffers = {}
@@ -281,7 +282,7 @@ def image_site_facts(trace, launch: int) -> pd.DataFrame:
     frames = []
     for b in trace.iter_batches(columns=["site", "space", *names], launches=[launch]):
         t = pa.Table.from_batches([b])
-        t = t.filter(pa.compute.equal(t["space"].cast(pa.string()), "image"))
+        t = t.filter(pc.equal(t["space"].cast(pa.string()), "image"))
         if t.num_rows:
             frames.append(t.drop_columns(["space"]).to_pandas())
     if not frames:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from analyzers import analyze
@@ -103,7 +104,7 @@ def test_partitioned_trace_reads_only_its_launch(traces):
     assert a.accesses.equals(b.accesses) and a.instructions.equals(b.instructions)
     whole = a.accesses
     for launch in range(4):
-        want = whole.filter(pa.compute.equal(whole["launch"], launch))
+        want = whole.filter(pc.equal(whole["launch"], launch))
         got_plain = pa.Table.from_batches(list(a.iter_batches(launches=[launch])))
         got_part = pa.Table.from_batches(list(b.iter_batches(launches=[launch])))
         assert got_plain.equals(want) and got_part.equals(want)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from conftest import access_pattern, launches_for, sites_for
@@ -45,7 +46,7 @@ def _instructions(acc: pa.Table) -> pa.Table:
     n = acc.num_rows
     mem = {"kernel": acc["kernel"], "launch": acc["launch"], "group": acc["group"], "item": acc["item"],
            "site": acc["site"], "opclass": acc["op"], "count": pa.array(np.ones(n, np.int64))}
-    first = pa.compute.equal(acc["seq"], 0)
+    first = pc.equal(acc["seq"], 0)
     alu = acc.filter(first)
     ops = {"kernel": alu["kernel"], "launch": alu["launch"], "group": alu["group"], "item": alu["item"],
            "site": pa.array(np.full(alu.num_rows, 9, np.int32)),
@@ -136,9 +137,9 @@ def _plain(a: pa.Array) -> pa.Array:
 RETYPES = {
     ("accesses", "address", "text"): lambda a: _plain(a).cast(pa.string()),
     ("accesses", "address", "words"): lambda a: pa.array(["0x10 and more"] * len(a)),
-    ("accesses", "group", "float"): lambda a: pa.compute.add(_plain(a).cast(pa.float64()), 0.5),
-    ("accesses", "site", "negative"): lambda a: pa.compute.negate(_plain(a).cast(pa.int64())),
-    ("accesses", "item", "int8 wrapped"): lambda a: pa.compute.cast(pa.compute.add(_plain(a), 100),
+    ("accesses", "group", "float"): lambda a: pc.add(_plain(a).cast(pa.float64()), 0.5),
+    ("accesses", "site", "negative"): lambda a: pc.negate(_plain(a).cast(pa.int64())),
+    ("accesses", "item", "int8 wrapped"): lambda a: pc.cast(pc.add(_plain(a), 100),
                                                                      pa.int8(), safe=False),
     ("accesses", "space", "numbers"): lambda a: pa.array(np.arange(len(a)) % 7),
     ("accesses", "op", "booleans"): lambda a: pa.array(np.ones(len(a), bool)),

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from analyzers.analyze import LaunchResult, analyze, analyze_launch, resolve_target, resolve_trace
 from analyzers.geometry import launch_geometries
@@ -166,9 +167,9 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
     for b in trace.iter_batches("instructions", launches=[geo.launch], runs=True):
         t = pa.Table.from_batches([b])
         if last is not None:
-            if pa.compute.min(t.column("group")).as_py() > last:
+            if pc.min(t.column("group")).as_py() > last:
                 break          # rows come in work-group order: the head's rows are all read
-            t = t.filter(pa.compute.is_in(t.column("group"), keep))
+            t = t.filter(pc.is_in(t.column("group"), keep))
         if t.num_rows:
             ins_parts.append(expand_runs(t))
     ins = pa.concat_tables(ins_parts).to_pandas() if ins_parts else pd.DataFrame(
@@ -190,7 +191,7 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
 def _launch_row(trace: Trace, geo) -> dict:
     t = trace.launches
     if t.num_rows:
-        match = t.filter(pa.compute.equal(t["launch"], geo.launch))
+        match = t.filter(pc.equal(t["launch"], geo.launch))
         if match.num_rows:
             row = match.to_pylist()[0]
             row["metadata"] = launch_metadata.parse(row.get("metadata"), path=str(trace.path),

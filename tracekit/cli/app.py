@@ -7,45 +7,73 @@ Every command is a library call plus printing.  User mistakes raise
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperGroup
 
 from tracekit.errors import TracekitError
 
+#: Each command (or command group) and the module of tracekit.cli that registers it, in the
+#: order ``tracekit --help`` lists them.  A command's module is imported only when the command
+#: is run or its help is shown, so ``tracekit validate`` does not pay for what ``record``,
+#: ``analyze`` or ``targets`` import.
+COMMANDS = {"ingest": "trace", "validate": "trace", "info": "trace", "compare": "compare",
+            "record": "record", "analyze": "analyze", "calibrate": "calibrate", "partition": "scale",
+            "isa": "isa", "jobs": "jobs", "targets": "targets"}
+
 
 def register_all(app: typer.Typer) -> None:
-    from tracekit.cli import analyze as analyze_cmds
-    from tracekit.cli import calibrate as calibrate_cmds
-    from tracekit.cli import compare as compare_cmds
-    from tracekit.cli import isa as isa_cmds
-    from tracekit.cli import jobs as jobs_cmds
-    from tracekit.cli import record as record_cmds
-    from tracekit.cli import scale as scale_cmds
-    from tracekit.cli import targets as targets_cmds
-    from tracekit.cli import trace as trace_cmds
+    """Register every command on ``app`` (for an app built without the lazy group)."""
+    for module in dict.fromkeys(COMMANDS.values()):
+        importlib.import_module(f"tracekit.cli.{module}").register(app)
 
-    trace_cmds.register(app)
-    jobs_cmds.register(app)
-    targets_cmds.register(app)
-    compare_cmds.register(app)
-    record_cmds.register(app)
-    analyze_cmds.register(app)
-    calibrate_cmds.register(app)
-    scale_cmds.register(app)
-    isa_cmds.register(app)
+
+class LazyCommands(TyperGroup):
+    """The top-level group: loads a command's module the first time the command is looked up."""
+
+    def list_commands(self, ctx) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx, cmd_name: str):
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            self._load(COMMANDS[cmd_name])
+        return super().get_command(ctx, cmd_name)
+
+    def resolve_command(self, ctx, args: list[str]):
+        if args and args[0] not in COMMANDS:  # a typo: every name is needed to suggest the closest
+            for module in dict.fromkeys(COMMANDS.values()):
+                self._load(module)
+        return super().resolve_command(ctx, args)
+
+    def _load(self, module: str) -> None:
+        """Add the commands that ``tracekit.cli.<module>`` registers to this group."""
+        if any(name in self.commands for name, m in COMMANDS.items() if m == module):
+            return
+        part = typer.Typer(add_completion=False)
+        importlib.import_module(f"tracekit.cli.{module}").register(part)
+        for name, cmd in typer.main.get_group(part).commands.items():
+            self.add_command(cmd, name)
 
 
 app = typer.Typer(
     name="tracekit",
     help="Replay GPU kernel traces on models of PowerVR, Adreno, Intel and NVIDIA GPUs.",
+    cls=LazyCommands,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-register_all(app)
+
+
+@app.callback()
+def _root() -> None:
+    # A callback keeps the app a group of commands while none of them is loaded yet.
+    pass
+
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 

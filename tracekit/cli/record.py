@@ -57,14 +57,13 @@ def register(app: typer.Typer) -> None:
             "--isa/--no-isa", help="also build the kernels for the Intel targets with ocloc and keep "
                                    "their machine code in the trace")] = True,
     ) -> None:
-        from tracekit.recorder import record_command, record_kernel
-
         items = list(items or [])
         options = " ".join([build_options] + [f"-D{d}" for d in (define or [])]).strip()
         if kernel is not None:
             if len(items) != 1:
                 raise RecordError("with --kernel give exactly one kernel source file "
                                   f"(got {len(items)} positional argument(s))")
+            from tracekit.recorder import record_kernel
             result = record_kernel(items[0], kernel, global_size=global_size, local_size=local_size,
                                    args=list(arg or []), out=out, build_options=options,
                                    sample=sample, alignment=align)
@@ -76,6 +75,7 @@ def register(app: typer.Typer) -> None:
             if arg or global_size or local_size or options:
                 raise RecordError("--arg/--global/--local/--build-options only apply with --kernel; "
                                   "a host program sets these itself")
+            from tracekit.recorder import record_command
             result = record_command(items, out, sample=sample, alignment=align)
         _report(result, quiet)
         if isa:

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from tracekit.targets import list_targets, load_target
-from tracekit.targets.model import Target
-from tracekit.targets.throughput import format_value, peak_throughput
+if TYPE_CHECKING:  # the models load when a targets command runs, not when the CLI starts
+    from tracekit.targets.model import Target
 
 SECTIONS = ("simd", "local_memory", "dram", "occupancy")
 
 
 def _num(v) -> str:
+    from tracekit.targets.throughput import format_value
     if isinstance(v, float):
         return format_value(v) if not v.is_integer() else str(int(v))
     if isinstance(v, tuple):
@@ -102,6 +104,7 @@ def register(app: typer.Typer) -> None:
     @targets_app.command("list")
     def list_cmd() -> None:
         """Table of the shipped targets."""
+        from tracekit.targets import list_targets, load_target
         table = Table("name", "vendor", "family", "CUs", "SIMD width", "clock MHz")
         for name in list_targets():
             t = load_target(name)
@@ -114,6 +117,8 @@ def register(app: typer.Typer) -> None:
     @targets_app.command("show")
     def show_cmd(target: str = typer.Argument(..., help="shipped target name or path to a .toml")) -> None:
         """Every field of a target with its source, and its peak-throughput table."""
+        from tracekit.targets import load_target
+        from tracekit.targets.throughput import format_value, peak_throughput
         t = load_target(target)
         out = Console(width=240, highlight=False)
         out.print(f"[bold]{t.name}[/]: {t.description}\nvendor: {t.vendor}    family: {t.family}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tracekit.files import check_input
 from tracekit.formats.registry import (
@@ -24,7 +25,9 @@ from tracekit.formats.registry import (
     is_foreign,
 )
 from tracekit.trace.reader import Trace
-from tracekit.trace.validate import ValidationReport, validate
+
+if TYPE_CHECKING:  # the validator (and pyarrow.compute with it) loads when a trace is validated
+    from tracekit.trace.validate import ValidationReport
 
 
 def open_trace(path: str | os.PathLike, **csv_options) -> Trace:
@@ -41,6 +44,7 @@ def open_trace(path: str | os.PathLike, **csv_options) -> Trace:
 
 def validate_path(path: str | os.PathLike, **csv_options) -> ValidationReport:
     """Validate the trace at ``path``; a text export is checked in file order, with file row numbers."""
+    from tracekit.trace.validate import validate
     if is_csv_path(path):
         from tracekit.formats.tabular import read_csv_trace
         return validate(lambda: read_csv_trace(path, sort=False, **csv_options), path=path, file_order=True)

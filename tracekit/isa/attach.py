@@ -10,6 +10,7 @@ footer (the same temporary-name-then-rename as any trace write).
 from __future__ import annotations
 
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +46,18 @@ def isa_targets(names=None) -> list:
             raise TracekitError(f"target(s) {', '.join(plain)} have no [isa] section: no offline compiler "
                                 "builds their machine code (only the Intel targets have one)")
         return loaded
-    return [t for t in (load_target(n) for n in list_targets()) if t.isa is not None]
+    return [t for t in (load_target(n) for n in list_targets() if _may_have_isa(n)) if t.isa is not None]
+
+
+#: A top-level ``isa`` table in TOML: ``[isa]``, ``[isa.x]``, ``isa = {...}`` or ``isa.x = ...``.
+_ISA_KEY = re.compile(r"^[ \t]*(\[[ \t]*isa[ \t]*[\].]|isa[ \t]*[.=])", re.MULTILINE)
+
+
+def _may_have_isa(name: str) -> bool:
+    """False when a shipped target's file cannot have an ``[isa]`` section, so that recording
+    parses only the Intel targets' files (parsing and checking every model takes longer)."""
+    from tracekit.targets.loader import target_path
+    return bool(_ISA_KEY.search(target_path(name).read_text()))
 
 
 def _source_name(trace, kernel: str) -> str:

@@ -14,66 +14,19 @@ import bisect
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from tracekit.isa import tools
+from tracekit.isa import described, tools
 from tracekit.isa.classes import classify, logical_weight
-from tracekit.isa.debuglines import KernelLines, read_debug_lines
+from tracekit.isa.kernel import INSTRUCTION_COLUMNS, KernelISA
 from tracekit.isa.listing import parse_listing
-from tracekit.isa.zebin import read_zebin
 
-#: Columns of :attr:`KernelISA.instructions`, one row per machine instruction.
-INSTRUCTION_COLUMNS = ("pc", "block", "op", "function", "exec_size", "channel_offset", "write_enable",
-                       "dst_type", "group", "opclass", "send_kind", "bti", "bytes_read", "bytes_written",
-                       "weight", "file", "line", "column", "text")
+if TYPE_CHECKING:
+    from tracekit.isa.debuglines import KernelLines
 
-
-@dataclass
-class KernelISA:
-    """One kernel's machine code for one device, and what the compiler said about it."""
-
-    device: str
-    kernel: str
-    build_options: str
-    compiler: str
-    simd_width: int
-    grf_count: int          # registers each hardware thread is given (32 bytes each)
-    grf_used: int           # registers the listing touches
-    slm_bytes: int
-    barrier_count: int
-    scratch_bytes: int      # per hardware thread: spills and private arrays kept in memory
-    private_memory: bool
-    line_mapping: str       # "source_line" or "basic_block"
-    instructions: pd.DataFrame = field(repr=False)
-    target: str | None = None
-
-    @property
-    def spill_fill(self) -> bool:
-        """True when the code moves registers to and from scratch memory."""
-        return bool((self.instructions["send_kind"] == "scratch").any())
-
-    @property
-    def group_counts(self) -> dict[str, int]:
-        """Static instructions per group (float, int, math, move, logic, compare, control, send, other)."""
-        return {str(k): int(v) for k, v in self.instructions["group"].value_counts().sort_index().items()}
-
-    @property
-    def send_counts(self) -> dict[str, int]:
-        """Static messages per kind (global, slm, atomic, barrier, scratch, ...)."""
-        s = self.instructions.loc[self.instructions["group"] == "send", "send_kind"]
-        return {str(k): int(v) for k, v in s.value_counts().sort_index().items()}
-
-    def summary(self) -> dict:
-        return {"device": self.device, "kernel": self.kernel, "simd_width": self.simd_width,
-                "grf_count": self.grf_count, "grf_used": self.grf_used, "scratch_bytes": self.scratch_bytes,
-                "spill_fill": self.spill_fill, "slm_bytes": self.slm_bytes,
-                "instructions": len(self.instructions), "line_mapping": self.line_mapping,
-                "groups": self.group_counts, "sends": self.send_counts}
-
+__all__ = ["INSTRUCTION_COLUMNS", "KernelISA", "compile_source", "compiler_version", "describe_kernel"]
 
 @lru_cache(maxsize=1)
 def compiler_version() -> str:
@@ -122,9 +75,6 @@ def describe_kernel(info, lines: KernelLines | None, platform: str, device: str,
                      "write_enable": ins.write_enable, "dst_type": ins.dst_type, **c,
                      "weight": logical_weight(ins, info.simd_width), "file": file, "line": line,
                      "column": col, "text": ins.text})
-    frame = pd.DataFrame(rows, columns=list(INSTRUCTION_COLUMNS))
-    frame["line"] = frame["line"].astype("Int32")
-    frame["column"] = frame["column"].astype("Int32")
     used = set()
     for ins in parsed:
         used.update(ins.registers)
@@ -134,7 +84,7 @@ def describe_kernel(info, lines: KernelLines | None, platform: str, device: str,
                      slm_bytes=info.slm_bytes, barrier_count=info.barrier_count,
                      scratch_bytes=info.scratch_bytes, private_memory=info.private_memory,
                      line_mapping="source_line" if mapped and lines.rows else "basic_block",
-                     instructions=frame)
+                     listing=rows)
 
 
 def compile_source(source_text: str, device: str, platform: str, *, options: str = "",
@@ -143,10 +93,25 @@ def compile_source(source_text: str, device: str, platform: str, *, options: str
 
     Raises :class:`~tracekit.errors.MissingToolError` without ocloc/iga64 and
     :class:`~tracekit.isa.tools.IsaCompileError` (with the build log) when the
-    source does not build.
+    source does not build.  The described kernels are kept (:mod:`.described`): the
+    same build asked for again is read back instead of disassembled again.
     """
     tools.find_tool("ocloc")
     tools.find_tool("iga64")
+    kept = described.entry(source_text, device, platform, options, source_name, kernels)
+    found = described.load(kept)
+    if found is None:
+        found = _build_and_describe(source_text, device, platform, options, source_name, kernels)
+        described.keep(kept, found)
+    return found
+
+
+def _build_and_describe(source_text: str, device: str, platform: str, options: str, source_name: str,
+                        kernels: list[str] | None) -> list[KernelISA]:
+    # the ELF and YAML readers load only when a build is described, not when it is read back
+    from tracekit.isa.debuglines import read_debug_lines
+    from tracekit.isa.zebin import read_zebin
+
     name = Path(source_name).name or "kernel.cl"
     with tools.scratch_dir() as tmp:
         root = Path(tmp)

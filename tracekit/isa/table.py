@@ -1,4 +1,4 @@
-"""The trace's optional ``machine_code`` table <-> :class:`~tracekit.isa.compile.KernelISA`.
+"""The trace's optional ``machine_code`` table <-> :class:`~tracekit.isa.kernel.KernelISA`.
 
 One row per kernel built for one device with one set of build options; the
 listing is a nested list column (one struct per instruction), so a whole
@@ -7,20 +7,14 @@ compiled kernel is one row and a trace without Intel targets carries nothing.
 
 from __future__ import annotations
 
-import pandas as pd
 import pyarrow as pa
 
-from tracekit.isa.compile import INSTRUCTION_COLUMNS, KernelISA
+from tracekit.isa.kernel import INSTRUCTION_COLUMNS, KernelISA
 from tracekit.trace import schema
+from tracekit.trace.arrow_numpy import empty_table, from_numpy, table_from_rows
 
 _SCALARS = ("device", "target", "kernel", "build_options", "compiler", "simd_width", "grf_count", "grf_used",
             "slm_bytes", "barrier_count", "scratch_bytes", "private_memory", "line_mapping")
-
-
-def _instruction_records(frame: pd.DataFrame) -> list[dict]:
-    cols = list(INSTRUCTION_COLUMNS)
-    out = frame[cols].astype(object).where(frame[cols].notna(), None).to_dict("records")
-    return out
 
 
 def to_table(kernels: list[KernelISA]) -> pa.Table:
@@ -29,23 +23,20 @@ def to_table(kernels: list[KernelISA]) -> pa.Table:
     for k in kernels:
         row = {name: getattr(k, name) for name in _SCALARS}
         row["build_options"] = k.build_options or None
-        row["instructions"] = _instruction_records(k.instructions)
+        row["instructions"] = [{c: r.get(c) for c in INSTRUCTION_COLUMNS} for r in k.listing]
         rows.append(row)
     if not rows:
-        return schema.MACHINE_CODE.empty_table()
-    return pa.Table.from_pylist(rows, schema=schema.MACHINE_CODE)
+        return empty_table(schema.MACHINE_CODE)
+    return table_from_rows(rows, schema.MACHINE_CODE)
 
 
 def from_table(table: pa.Table) -> list[KernelISA]:
     """The kernels a ``machine_code`` table holds."""
     out = []
     for row in table.to_pylist():
-        frame = pd.DataFrame(row["instructions"] or [], columns=list(INSTRUCTION_COLUMNS))
-        frame["line"] = frame["line"].astype("Int32")
-        frame["column"] = frame["column"].astype("Int32")
         args = {name: row[name] for name in _SCALARS}
         args["build_options"] = args["build_options"] or ""
-        out.append(KernelISA(instructions=frame, **args))
+        out.append(KernelISA(listing=row["instructions"] or [], **args))
     return out
 
 
@@ -57,4 +48,4 @@ def merge(old: pa.Table, new: pa.Table) -> pa.Table:
            for r in new.select(["device", "kernel", "build_options"]).to_pylist()}
     keep = [i for i, r in enumerate(old.select(["device", "kernel", "build_options"]).to_pylist())
             if (r["device"], r["kernel"], r["build_options"] or "") not in key]
-    return pa.concat_tables([old.take(keep), new]) if keep else new
+    return pa.concat_tables([old.take(from_numpy(keep, pa.int64())), new]) if keep else new

@@ -99,15 +99,24 @@ def _cache_path(ocloc: str, source: Path, device: str, options: str, zebin: bool
     The key is everything the output depends on: the source text, the device, the
     options, the container and the ocloc binary itself (path, size and time stamp).
     """
-    st = os.stat(ocloc)
     h = hashlib.sha256()
     container = b"zebin" if zebin else b"patchtokens"
-    for part in (source.read_bytes(), device.encode(), options.encode(), container,
-                 f"{ocloc}:{st.st_size}:{st.st_mtime_ns}".encode()):
+    for part in (source.read_bytes(), device.encode(), options.encode(), container, tool_identity(ocloc)):
         h.update(len(part).to_bytes(8, "little"))
         h.update(part)
+    return cache_dir("ocloc") / h.hexdigest()[:32]
+
+
+def cache_dir(kind: str) -> Path:
+    """``$XDG_CACHE_HOME/tracekit/<kind>`` (``~/.cache`` without the variable)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tracekit" / "ocloc" / h.hexdigest()[:32]
+    return Path(base) / "tracekit" / kind
+
+
+def tool_identity(path: str) -> bytes:
+    """A tool binary's path, size and time stamp: a new version of the tool changes it."""
+    st = os.stat(path)
+    return f"{path}:{st.st_size}:{st.st_mtime_ns}".encode()
 
 
 def _keep(out_dir: Path, cached: Path) -> None:

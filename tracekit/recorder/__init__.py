@@ -7,25 +7,46 @@
 The plugin (``plugin.cpp``) is compiled on first use (:mod:`.toolchain`); it
 streams binary columns (:mod:`.stream`) that :mod:`.convert` turns into
 Parquet while the program runs.  docs/recording.md is the user's guide.
+
+The names below are imported on first use: ``tracekit record -- COMMAND`` starts
+the program before it loads NumPy and pyarrow, which then load while the program
+starts up on the simulator.
 """
 
 from __future__ import annotations
 
-from tracekit.recorder.kernel import record_kernel
-from tracekit.recorder.layout import DeviceLayout
-from tracekit.recorder.runner import RecordResult, run_recording
+import importlib
+
+#: Public name -> module that defines it (imported when first asked for).
+_LAZY = {"record_kernel": "tracekit.recorder.kernel", "DeviceLayout": "tracekit.recorder.layout",
+         "RecordResult": "tracekit.recorder.runner", "run_recording": "tracekit.recorder.runner"}
 
 
-def record_command(command: list[str], out, **options) -> RecordResult:
+def record_command(command: list[str], out, **options):
     """Record every kernel launch of ``command`` (an OpenCL host program) into ``out``.
 
     Options are those of :func:`~tracekit.recorder.runner.run_recording`
-    (``sample``, ``alignment``, ``heap_base``, ``echo``).
+    (``sample``, ``alignment``, ``heap_base``, ``echo``); returns its
+    :class:`~tracekit.recorder.runner.RecordResult`.
     """
     if not command:
         from tracekit.errors import RecordError
         raise RecordError("give the host program to run after --, e.g. -- python host.py")
+    from tracekit.recorder.runner import run_recording
     return run_recording(list(command), out, **options)
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tracekit.recorder' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
 
 
 __all__ = ["DeviceLayout", "RecordResult", "record_command", "record_kernel", "run_recording"]

@@ -19,12 +19,13 @@ from tracekit.recorder import stream
 from tracekit.recorder.convert_images import ImageColumns, image_arguments, image_call_lanes
 from tracekit.recorder.layout import DeviceLayout
 from tracekit.trace import footprint, schema
+from tracekit.trace.arrow_numpy import array, from_numpy, strings, table_from_rows
 from tracekit.trace.store import TraceWriter
 
 #: The plugin's space and op codes (stream.h) are positions in these lists, so an
 #: access's ``kind`` byte holds both dictionary indices (tests/test_record.py checks).
-_SPACES = pa.array(schema.SPACES, pa.string())
-_OPS = pa.array(schema.OPS, pa.string())
+_SPACES = strings(schema.SPACES)
+_OPS = strings(schema.OPS)
 _CHUNK_ROWS = 1 << 17
 MAX_DIAGNOSTICS = 50
 
@@ -145,10 +146,10 @@ class Converter:
             launch=launch, kernel=kernel, info=info, base_slots=base, arg_slots=args,
             site_opclass=np.array([lookup[c] for c in sites["opclass"]], dtype=np.int32),
             site_lanes=image_call_lanes(sites["opcode"], sites["lanes"]),
-            opclasses=pa.array(names, pa.string()), layout=self.layout.describe(arg_of),
+            opclasses=strings(names), layout=self.layout.describe(arg_of),
             vector_sites=bool((image_call_lanes(sites["opcode"], sites["lanes"]) != 1).any()),
             images=ImageColumns(images) if images else None,
-            kernel_dictionary=pa.array([kernel], pa.string()))
+            kernel_dictionary=strings([kernel]))
         self.launches.append(state)
         self.current = state
 
@@ -162,15 +163,15 @@ class Converter:
         if candidate not in self._sites:
             self._sites[candidate] = sig
             files = [self.file_alias.get(f, f) if f is not None else None for f in sites["file"]]
+            n = len(sites["opcode"])
             self._site_rows.append(pa.table({
-                "kernel": pa.array([candidate] * len(sites["opcode"]), pa.string()),
-                "site": pa.array(np.arange(len(sites["opcode"]), dtype=np.int32)),
-                "opcode": pa.array(sites["opcode"], pa.string()),
-                "file": pa.array(files, pa.string()),
-                "line": pa.array(sites["line"], pa.int32()),
-                "column": pa.array(sites["column"], pa.int32()),
-                "role": pa.array([r or None for r in sites.get("role", [None] * len(sites["opcode"]))],
-                                 pa.string()),
+                "kernel": strings([candidate] * n),
+                "site": from_numpy(np.arange(n, dtype=np.int32)),
+                "opcode": array(sites["opcode"], pa.string()),
+                "file": array(files, pa.string()),
+                "line": array(sites["line"], pa.int32()),
+                "column": array(sites["column"], pa.int32()),
+                "role": array([r or None for r in sites.get("role", [None] * n)], pa.string()),
             }))
         return candidate
 
@@ -201,7 +202,7 @@ class Converter:
     @staticmethod
     def _dict(indices: np.ndarray, dictionary: pa.Array) -> pa.DictionaryArray:
         # the indices are built here from small lookup tables, so they are in range
-        return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), dictionary, safe=False)
+        return pa.DictionaryArray.from_arrays(from_numpy(indices, pa.int32()), dictionary, safe=False)
 
     def _constant(self, value: int, n: int) -> np.ndarray:
         """``n`` int32 copies of ``value``, sliced from an array kept for the next block."""
@@ -216,11 +217,11 @@ class Converter:
         n = len(group)
         return {
             "kernel": self._dict(self._constant(0, n), st.kernel_dictionary),
-            "launch": pa.array(self._constant(st.launch, n)),
-            "group": pa.array(group),
-            "item": pa.array(item.view(np.int32)),
+            "launch": from_numpy(self._constant(st.launch, n)),
+            "group": from_numpy(group),
+            "item": from_numpy(item.view(np.int32)),
             # the plugin's "no site" (0xFFFFFFFF) reads as -1
-            "site": pa.array(site.view(np.int32)),
+            "site": from_numpy(site.view(np.int32)),
         }
 
     def _accesses(self, st: LaunchState, b: stream.GroupBlock, groups: np.ndarray,
@@ -253,12 +254,12 @@ class Converter:
         op = np.right_shift(kind, stream.KIND_OP_SHIFT, out=out.take("op", np.int32, n), casting="unsafe")
         cols = self._common(st, group, item, site)
         cols.update(
-            seq=pa.array(seq),
+            seq=from_numpy(seq),
             space=self._dict(space, _SPACES),
             op=self._dict(op, _OPS),
-            address=pa.array(address),
-            size=pa.array(size),
-            buffer=_nullable_int32(arg) if n and arg.min() < 0 else pa.array(arg),
+            address=from_numpy(address),
+            size=from_numpy(size),
+            buffer=_nullable_int32(arg) if n and arg.min() < 0 else from_numpy(arg),
         )
         if image_cols is not None:
             cols.update(image_cols)
@@ -272,8 +273,8 @@ class Converter:
         if st.vector_sites:
             count = count * st.site_lanes[s]
         cols = self._common(st, group, item, site)
-        cols.update(opclass=self._dict(st.site_opclass[s], st.opclasses), count=pa.array(count),
-                    items=pa.array(b.ins_items.view(np.int32)))
+        cols.update(opclass=self._dict(st.site_opclass[s], st.opclasses), count=from_numpy(count),
+                    items=from_numpy(b.ins_items.view(np.int32)))
         return pa.RecordBatch.from_pydict(cols, schema=schema.INSTRUCTIONS)
 
     # -- end ---------------------------------------------------------------------
@@ -282,7 +283,7 @@ class Converter:
         """Flush, then set the launches and sites tables (call before closing the writer)."""
         self.flush()
         rows = [self._launch_row(st, host_exit_code, source_text, extra or {}) for st in self.launches]
-        launches = pa.Table.from_pylist(rows, schema=schema.LAUNCHES) if rows else schema.empty("launches")
+        launches = table_from_rows(rows, schema.LAUNCHES) if rows else schema.empty("launches")
         self.writer.set_launches(launches)
         sites = pa.concat_tables(self._site_rows) if self._site_rows else schema.empty("sites")
         self.writer.set_sites(sites)

@@ -16,13 +16,14 @@ import numpy as np
 import pyarrow as pa
 
 from tracekit.trace import schema
+from tracekit.trace.arrow_numpy import strings
 
 #: Oclgrind's sampler bits (oclgrind/common.h: CLK_ADDRESS_* are 0, 2, 4, 6, 8 in bits 1-3,
 #: CLK_FILTER_LINEAR is 0x20, CLK_NORMALIZED_COORDS_TRUE 0x1) and stream.h's marker of a read.
 SAMPLER_SET = 0x80
 _ADDRESSING_SHIFT, _LINEAR, _NORMALIZED = 1, 0x20, 0x1
-_ADDRESSING = pa.array(schema.SAMPLER_ADDRESSING, pa.string())
-_FILTERS = pa.array(schema.SAMPLER_FILTERS, pa.string())
+_ADDRESSING = strings(schema.SAMPLER_ADDRESSING)
+_FILTERS = strings(schema.SAMPLER_FILTERS)
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ class ImageColumns:
         self.texel = np.ones(n, np.int64)
         self.fmt = np.full(n, -1, np.int32)
         names = sorted({i.format for i in images})
-        self.formats = pa.array(names, pa.string())
+        self.formats = strings(names)
         for i in images:
             # texel (x, y, z) at ((z * height + y) * width + x) * element_size, the layer of an
             # array as z (a 1-D image has height 1; Oclgrind lays images out so)

@@ -12,8 +12,10 @@ overlap.  The result is recorded in every launch's metadata under ``layout``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # NumPy loads when the first launch is converted, not before the program starts
+    import numpy as np
 
 PAGE = 4096
 DEFAULT_HEAP_BASE = 0x1000_0000
@@ -57,6 +59,7 @@ class DeviceLayout:
 
     def base_table(self) -> np.ndarray:
         """``table[handle]`` = base address of each live buffer (0 where none)."""
+        import numpy as np
         n = max(self.live, default=0) + 1
         t = np.zeros(n, dtype=np.uint64)
         for h, a in self.live.items():

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tracekit.errors import RecordError
 from tracekit.files import check_output, make_parent
-from tracekit.recorder import stream, toolchain
+from tracekit.recorder import toolchain
 from tracekit.recorder.layout import DEFAULT_ALIGNMENT, DEFAULT_HEAP_BASE, DeviceLayout
 
 _SAMPLE_RE = re.compile(r"^(all|first:[1-9]\d*|every:[1-9]\d*|random:[1-9]\d*(:\d+)?)$")
@@ -127,6 +127,7 @@ def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "
     try:
         # The program is starting on the simulator: load the converter and the Parquet
         # writer meanwhile instead of before (their imports are most of tracekit's start-up).
+        from tracekit.recorder import stream
         from tracekit.recorder.convert import Converter, status_of
         from tracekit.trace.store import TraceWriter
         writer = TraceWriter(out)

@@ -72,14 +72,16 @@ def find_toolchain() -> Toolchain:
 
 
 def _llvm_dir(flag: str, candidates: tuple[str, ...], probe: str) -> str | None:
-    dirs = list(candidates)
+    """The first of ``candidates`` holding ``probe``, else where ``llvm-config-14 FLAG`` says
+    (asked only then: every recording looks the directories up, and a process costs more)."""
+    for d in candidates:
+        if (Path(d) / probe).exists():
+            return d
     cfg = shutil.which("llvm-config-14")
     if cfg:
         r = subprocess.run([cfg, flag], capture_output=True, text=True)
-        if r.returncode == 0 and r.stdout.strip():
-            dirs.insert(0, r.stdout.strip())
-    for d in dirs:
-        if (Path(d) / probe).exists():
+        d = r.stdout.strip()
+        if r.returncode == 0 and d and (Path(d) / probe).exists():
             return d
     return None
 

@@ -16,6 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tracekit.trace.arrow_numpy import from_numpy, scalar, strings, to_numpy
+
 #: Whole numbers as decimal or 0x-prefixed hexadecimal (simulators often print addresses in hex).
 _INT_RE = r"^\s*([+-]?[0-9]+|0[xX][0-9a-fA-F]+)\s*$"
 _FLOAT_RE = r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*$"
@@ -34,7 +36,7 @@ class Bad:
 
 def first_true(mask: pa.Array | pa.ChunkedArray) -> int | None:
     """Index of the first true entry (nulls count as false), or None."""
-    arr = mask.to_numpy(zero_copy_only=False) if not isinstance(mask, np.ndarray) else mask
+    arr = to_numpy(mask)
     if arr.dtype == object:
         arr = np.asarray([bool(x) for x in arr])
     idx = np.flatnonzero(arr)
@@ -42,7 +44,7 @@ def first_true(mask: pa.Array | pa.ChunkedArray) -> int | None:
 
 
 def _bad_where(mask: pa.Array, values: pa.Array, reason: str) -> Bad | None:
-    mask = pc.fill_null(mask, False)
+    mask = pc.fill_null(mask, scalar(False, pa.bool_()))
     n = pc.sum(mask).as_py() or 0
     if not n:
         return None
@@ -113,13 +115,13 @@ def _range_bad(arr: pa.Array, what: str, lo: int, hi: int) -> Bad | None:
     mm = pc.min_max(arr)
     mn, mx = mm["min"].as_py(), mm["max"].as_py()
     if mn is not None and mn < lo:
-        mask = arr.to_numpy(zero_copy_only=False) < lo
+        mask = to_numpy(arr) < lo
         reason = {0: f"negative {what}", 1: f"{what} of 0 or less (must be at least 1)"}.get(
             lo, f"{what} below {lo}")
-        return _bad_where(pa.array(mask), arr, reason)
+        return _bad_where(from_numpy(mask), arr, reason)
     if mx is not None and mx > hi:
-        mask = arr.to_numpy(zero_copy_only=False) > hi
-        return _bad_where(pa.array(mask), arr, f"{what} too large (largest allowed {hi})")
+        mask = to_numpy(arr) > hi
+        return _bad_where(from_numpy(mask), arr, f"{what} too large (largest allowed {hi})")
     return None
 
 
@@ -141,7 +143,7 @@ def _string_to_integer(arr: pa.Array, target: pa.DataType, what: str, lo: int, h
             reason = f"empty {what}"
         elif value.lower() in _NAN_WORDS:
             reason = f"NaN {what}"
-        elif pc.match_substring_regex(pa.array([value]), _FLOAT_RE)[0].as_py():
+        elif pc.match_substring_regex(strings([value]), _FLOAT_RE)[0].as_py():
             reason = f"non-integer {what}" if float(value) >= 0 or lo < 0 else f"negative {what}"
         else:
             reason = f"{what} is not a number"
@@ -167,7 +169,7 @@ def _string_to_integer(arr: pa.Array, target: pa.DataType, what: str, lo: int, h
 
 def _overflow_bad(trimmed: pa.Array, what: str, hi: int) -> Bad:
     lengths = pc.utf8_length(pc.replace_substring_regex(trimmed, r"^[+-]?0*", ""))
-    mask = pc.greater(lengths, len(str(hi)) - 1)
+    mask = pc.greater(lengths, scalar(len(str(hi)) - 1, lengths.type))
     i = first_true(mask) or 0
     return Bad(i, repr(trimmed[i].as_py()), f"{what} too large (largest allowed {hi})")
 
@@ -220,7 +222,7 @@ def normalise_vocabulary(arr: pa.Array, allowed: Iterable[str], *, what: str,
         if value not in allowed_set:
             bad_codes.append(code)
     if bad_codes:
-        mask = pc.is_in(arr.indices, value_set=pa.array(bad_codes, arr.indices.type))
+        mask = pc.is_in(arr.indices, value_set=from_numpy(bad_codes, arr.indices.type))
         i = first_true(mask)
         if i is not None:
             n = pc.sum(mask).as_py()
@@ -229,8 +231,9 @@ def normalise_vocabulary(arr: pa.Array, allowed: Iterable[str], *, what: str,
         # Unknown values that only the dictionary holds, used by no row: harmless, dropped.
     uniq = sorted({m for m in mapped if m is not None})
     remap = np.array([uniq.index(m) if m is not None else 0 for m in mapped], dtype=np.int32)
-    indices = remap[arr.indices.to_numpy(zero_copy_only=False)] if len(remap) else arr.indices
-    return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), pa.array(uniq, pa.string())), None
+    indices = to_numpy(arr.indices)  # no nulls (checked above); none at all when remap is empty
+    indices = remap[indices] if len(remap) else indices
+    return pa.DictionaryArray.from_arrays(from_numpy(indices, pa.int32()), strings(uniq)), None
 
 
 def first_unordered(keys: list[np.ndarray], previous: tuple | None = None, *,
@@ -259,49 +262,3 @@ def first_unordered(keys: list[np.ndarray], previous: tuple | None = None, *,
     if not len(bad):
         return None
     return int(bad[0]) + (0 if previous is not None else 1)
-
-
-def _codes(arr: pa.Array | pa.ChunkedArray | np.ndarray) -> tuple[np.ndarray, list]:
-    """(int64 code per row, label per code) of a dictionary, integer or text column."""
-    if isinstance(arr, np.ndarray):
-        arr = pa.array(arr)
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if pa.types.is_dictionary(arr.type):
-        return arr.indices.to_numpy(zero_copy_only=False).astype(np.int64), arr.dictionary.to_pylist()
-    labels, codes = np.unique(arr.to_numpy(zero_copy_only=False), return_inverse=True)
-    return codes.astype(np.int64), labels.tolist()
-
-
-def distinct_keys(keys: list[pa.Array | np.ndarray]) -> list[tuple]:
-    """The distinct tuples of ``keys`` (equal-length columns), in code order."""
-    n = len(keys[0]) if keys else 0
-    return list(count_and_sum(keys, np.zeros(n, np.int64)))
-
-
-def count_and_sum(keys: list[pa.Array | np.ndarray], values: pa.Array | np.ndarray
-                  ) -> dict[tuple, tuple[int, int]]:
-    """Rows and the sum of ``values`` per distinct tuple of ``keys`` (dictionary or integer columns).
-
-    NumPy only: Arrow's ``group_by`` would load its query engine (and pandas with it),
-    which the quick commands should not pay for.
-    """
-    combined = np.zeros(len(values), np.int64)
-    coded = [_codes(k) for k in keys]
-    for codes, labels in coded:
-        combined = combined * max(len(labels), 1) + codes
-    uniq, inverse = np.unique(combined, return_inverse=True)
-    counts = np.bincount(inverse, minlength=len(uniq))
-    if not isinstance(values, np.ndarray):
-        values = values.to_numpy(zero_copy_only=False)
-    sums = np.bincount(inverse, weights=values.astype(np.float64), minlength=len(uniq))
-    out: dict[tuple, tuple[int, int]] = {}
-    for u, n, s in zip(uniq.tolist(), counts.tolist(), sums.tolist(), strict=True):
-        key = []
-        for _, labels in reversed(coded):
-            u, c = divmod(u, max(len(labels), 1))
-            key.append(labels[c])
-        key = tuple(reversed(key))
-        n0, s0 = out.get(key, (0, 0))  # a dictionary may repeat a label
-        out[key] = (n0 + n, s0 + int(s))
-    return out

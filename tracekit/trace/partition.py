@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tracekit.errors import TraceFormatError
 from tracekit.trace import schema, store
+from tracekit.trace.arrow_numpy import empty_table, from_numpy
 
 _PART_RE = re.compile(r"^launch=(-?\d+)$")
 
@@ -81,7 +81,7 @@ class PartitionedTable:
     def read(self, columns: list[str] | None = None) -> pa.Table:
         tables = [self._pf(p).read(columns=columns) for p in self.files()]
         if not tables:
-            empty = self.schema_arrow.empty_table()
+            empty = empty_table(self.schema_arrow)
             return empty.select(columns) if columns else empty
         return pa.concat_tables(tables, promote_options="permissive")
 
@@ -147,6 +147,7 @@ def stored_launches(pf) -> set[int]:
         if st is not None and st.has_min_max and st.null_count == 0 and st.min == st.max:
             out.add(int(st.min))
         else:
+            import pyarrow.compute as pc  # only when the statistics do not settle it
             out.update(pc.unique(_launch_column(pf, i)).to_pylist())
     return out
 
@@ -163,12 +164,13 @@ def launch_batches(pf, launches: Iterable[int], *, batch_size: int = 1 << 20,
     else:
         groups, pure = _row_groups(pf, wanted)
         batches = _by_group(pf, groups, pure, batch_size, read_cols)
-    keys = pa.array(sorted(wanted), pa.int32())
+    keys = from_numpy(sorted(wanted), pa.int32())
     field = schema.ACCESSES.field("launch")
     for batch, whole in batches:
         if not whole:
             launch = store.cast_column(batch.column("launch"), field, refuse_nulls=True,
                                        path=str(getattr(pf, "path", "")) or None)
+            import pyarrow.compute as pc
             batch = batch.filter(pc.is_in(launch, keys))
         if columns is not None and read_cols is not columns:
             batch = batch.select(columns)

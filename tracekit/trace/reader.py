@@ -19,7 +19,7 @@ import pyarrow as pa
 from tracekit.errors import TraceFormatError
 from tracekit.files import check_input
 from tracekit.trace import metadata, schema, store
-from tracekit.trace.columns import first_true
+from tracekit.trace.arrow_numpy import from_numpy, valid_values
 from tracekit.trace.partition import (
     PartitionedTable,
     is_partitioned,
@@ -28,7 +28,6 @@ from tracekit.trace.partition import (
     stored_launches,
 )
 from tracekit.trace.runs import expand_batches, expand_runs
-from tracekit.trace.summary import summarize, summary_html
 
 
 class Trace:
@@ -187,10 +186,11 @@ class Trace:
         t = self._in_memory(table)
         if t is not None:
             if launches is not None and t.num_rows:
-                span = pa.compute.min_max(t["launch"])
+                import pyarrow.compute as pc
+                span = pc.min_max(t["launch"])
                 lo, hi = span["min"].as_py(), span["max"].as_py()
                 if not (lo == hi and lo in set(launches)):   # a table of one wanted launch is kept whole
-                    t = t.filter(pa.compute.is_in(t["launch"], pa.array(sorted(launches), pa.int32())))
+                    t = t.filter(pc.is_in(t["launch"], from_numpy(sorted(launches), pa.int32())))
             if columns:
                 for c in columns:  # an optional column the table lacks comes as nulls
                     if c not in t.column_names and c in target.names and target.field(c).nullable:
@@ -223,7 +223,8 @@ class Trace:
         Parquet row-group statistics where they settle it, without decoding the column."""
         t = self._in_memory(table)
         if t is not None:
-            return set(pa.compute.unique(t["launch"]).to_pylist()) if t.num_rows else set()
+            import pyarrow.compute as pc
+            return set(pc.unique(t["launch"]).to_pylist()) if t.num_rows else set()
         return stored_launches(self._pf if table == "accesses" else self._open_table(table))
 
     def _in_memory(self, table: str) -> pa.Table | None:
@@ -247,15 +248,17 @@ class Trace:
 
     def launch_metadata(self, launch: int) -> dict:
         """The parsed ``metadata`` JSON of one launch ({} if none)."""
-        rows = self.launches.filter(pa.compute.equal(self.launches["launch"], launch))
-        if not rows.num_rows:
+        ids = self.launches["launch"].to_pylist()
+        if launch not in ids:
             return {}
-        return metadata.parse(rows["metadata"][0].as_py(), path=str(self.path), launch=launch)
+        text = self.launches["metadata"][ids.index(launch)].as_py()
+        return metadata.parse(text, path=str(self.path), launch=launch)
 
     def __repr__(self) -> str:
         return f"<Trace {self.path} layout={self.layout} accesses={self.num_accesses}>"
 
     def _repr_html_(self) -> str:
+        from tracekit.trace.summary import summarize, summary_html
         return summary_html(summarize(self))
 
 
@@ -283,15 +286,19 @@ def _check_values(batch: pa.RecordBatch, path: Path) -> pa.RecordBatch:
         unknown = [i for i, w in enumerate(words) if w not in allowed]
         if not unknown:
             continue
-        used = pa.compute.is_in(arr.indices, value_set=pa.array(unknown, arr.indices.type))
-        if pa.compute.any(used).as_py():
+        import pyarrow.compute as pc  # only for a word outside the vocabulary
+
+        from tracekit.trace.columns import first_true
+        used = pc.is_in(arr.indices, value_set=from_numpy(unknown, arr.indices.type))
+        if pc.any(used).as_py():
             word = arr[first_true(used)].as_py()
             raise TraceFormatError(f"unknown {col} {word!r} (allowed: {', '.join(sorted(allowed))})",
                                    path=str(path), column=col, hint=_HINT.format(path=path))
     for col, least, what in (("site", 0, "sites number a kernel's instructions from 0"),
                              ("items", 1, "a row stands for a run of at least one work-item")):
         if col in names and batch.num_rows:
-            low = pa.compute.min(batch.column(col)).as_py()
+            values = valid_values(batch.column(col))
+            low = int(values.min()) if values is not None and len(values) else None
             if low is not None and low < least:
                 raise TraceFormatError(f"{col} {low} is below {least}: {what}", path=str(path), column=col,
                                        hint=_HINT.format(path=path))

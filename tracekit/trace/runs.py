@@ -21,6 +21,8 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pyarrow as pa
 
+from tracekit.trace.arrow_numpy import filled, from_numpy, to_numpy
+
 
 def run_lengths(table: pa.Table | pa.RecordBatch) -> np.ndarray:
     """``items`` of every row as int64, 1 where it is null or the column is absent."""
@@ -30,7 +32,7 @@ def run_lengths(table: pa.Table | pa.RecordBatch) -> np.ndarray:
     col = table.column("items")
     if col.null_count == n:
         return np.ones(n, np.int64)
-    return np.asarray(col.fill_null(1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return np.asarray(filled(col, 1), dtype=np.int64)
 
 
 def has_runs(table: pa.Table | pa.RecordBatch) -> bool:
@@ -66,15 +68,15 @@ def expand_runs(table: pa.Table | pa.RecordBatch) -> pa.Table | pa.RecordBatch:
     total = int(items.sum())
     idx = np.repeat(np.arange(t.num_rows, dtype=np.int64), items)
     offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(items) - items, items)
-    out = t.take(pa.array(idx))
-    item = out.column("item").to_numpy().astype(np.int64) + offset
+    out = t.take(from_numpy(idx))
+    item = to_numpy(out.column("item")).astype(np.int64) + offset
     out = out.set_column(out.schema.get_field_index("item"), out.schema.field("item"),
-                         pa.array(item.astype(np.int32)))
+                         from_numpy(item, pa.int32()))
     out = out.set_column(out.schema.get_field_index("items"), out.schema.field("items"),
                          pa.nulls(total, pa.int32()))
-    keys = [out.column(c).to_numpy() for c in ("launch", "group")] + [item, out.column("site").to_numpy()]
+    keys = [to_numpy(out.column(c)) for c in ("launch", "group")] + [item, to_numpy(out.column("site"))]
     if not _sorted_keys(*keys):
-        out = out.take(pa.array(np.lexsort(keys[::-1])))
+        out = out.take(from_numpy(np.lexsort(keys[::-1])))
     out = out.combine_chunks()  # one chunk: a run stands for at least one row
     return out.to_batches()[0] if is_batch else out
 
@@ -94,8 +96,8 @@ def expand_batches(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch
             carry = None
         if not t.num_rows:
             continue
-        launch = t.column("launch").to_numpy()
-        group = t.column("group").to_numpy()
+        launch = to_numpy(t.column("launch"))
+        group = to_numpy(t.column("group"))
         same = (launch == launch[-1]) & (group == group[-1])
         # first row of the trailing block that shares the last row's (launch, group)
         cut = len(same) - int(np.argmin(same[::-1])) if not same.all() else 0

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from tracekit.trace.arrow_numpy import empty_table
+
 # The words of the format live in tracekit.trace.vocabulary (no pyarrow); re-exported here.
 from tracekit.trace.vocabulary import (  # noqa: F401
     CHANNEL_ORDERS,
@@ -158,4 +160,4 @@ TABLES = {
 
 def empty(table: str) -> pa.Table:
     """An empty table of the given kind, with the canonical schema."""
-    return TABLES[table].empty_table()
+    return empty_table(TABLES[table])

@@ -23,12 +23,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tracekit.errors import TraceFormatError
 from tracekit.files import check_input, check_output, make_parent, output_error
 from tracekit.trace import schema
+from tracekit.trace.arrow_numpy import valid_values
 
 MANIFEST = "manifest.json"
 META_PREFIX = b"tracekit."
@@ -109,8 +109,8 @@ def _check_text(data: pa.Table | pa.RecordBatch):
     for col in data.columns:
         for arr in (col.chunks if isinstance(col, pa.ChunkedArray) else [col]):
             if pa.types.is_dictionary(arr.type):
-                bounds = pc.min_max(arr.indices)
-                low, high = bounds["min"].as_py(), bounds["max"].as_py()
+                indices = valid_values(arr.indices)
+                low, high = (int(indices.min()), int(indices.max())) if len(indices) else (None, None)
                 if low is not None and (low < 0 or high >= len(arr.dictionary)):
                     raise pa.ArrowInvalid(f"dictionary index {low if low < 0 else high} is outside "
                                           f"the dictionary of {len(arr.dictionary)} value(s)")

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from tracekit.trace.columns import count_and_sum
+from tracekit.trace.arrow_numpy import to_numpy
+from tracekit.trace.grouping import count_and_sum
+from tracekit.trace.runs import run_lengths
 
 if TYPE_CHECKING:  # the reader imports this module; only the types are needed here
     import pandas as pd
@@ -88,11 +90,10 @@ def summarize(trace: Trace, *, batch_size: int = 1 << 20) -> TraceSummary:
     groups: dict[int, np.ndarray] = {}
     for batch in trace.iter_batches(columns=["kernel", "launch", "group", "space", "op", "size"],
                                     batch_size=batch_size):
-        t = pa.Table.from_batches([batch])
-        t = t.set_column(t.schema.get_field_index("size"), "size", t["size"].cast(pa.int64()))
+        t = pa.Table.from_batches([batch])  # sizes are added up as float64 by count_and_sum
         _add(per_launch, t, ["launch", "kernel"])
         _add(per_space, t, ["space", "op"])
-        launch_ids, group_ids = t["launch"].to_numpy(), t["group"].to_numpy()
+        launch_ids, group_ids = to_numpy(t["launch"]), to_numpy(t["group"])
         for launch in np.unique(launch_ids):
             seen = groups.get(int(launch), np.empty(0, np.int64))
             groups[int(launch)] = np.union1d(seen, group_ids[launch_ids == launch])
@@ -136,8 +137,11 @@ def _items(shape: str) -> int | None:
 
 
 def _instruction_rows(trace: Trace) -> int:
+    """Rows of the instructions table, one per work-item: the stored runs' lengths added up
+    (the same count as ``trace.instructions.num_rows``, without expanding the runs)."""
     try:
-        return trace.instructions.num_rows
+        return sum(int(run_lengths(b).sum())
+                   for b in trace.iter_batches("instructions", columns=["items"], runs=True))
     except Exception:  # noqa: BLE001 - a summary should not fail on the optional table
         return 0
 

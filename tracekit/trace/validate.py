@@ -24,16 +24,17 @@ import pyarrow.compute as pc
 
 from tracekit.errors import TracekitError
 from tracekit.trace import schema
+from tracekit.trace.arrow_numpy import from_numpy, scalar, to_numpy
 from tracekit.trace.columns import (
     Bad,
     as_text,
     check_nulls,
-    distinct_keys,
     first_true,
     first_unordered,
     normalise_vocabulary,
     to_integer,
 )
+from tracekit.trace.grouping import distinct_keys
 from tracekit.trace.reader import Trace
 from tracekit.trace.validate_images import check_image_columns
 
@@ -109,7 +110,7 @@ class _Launches:
     """Per-launch limits as sorted arrays, looked up per row with searchsorted."""
 
     def __init__(self, launches: pa.Table, out: _Collector):
-        ids = launches["launch"].to_numpy()
+        ids = to_numpy(launches["launch"])
         order = np.argsort(ids, kind="stable")
         self.ids = ids[order]
         local = np.array(launches["local_size"].to_pylist(), dtype=np.int64).reshape(-1, 3)[order]
@@ -236,7 +237,7 @@ def _check_columns(batch: pa.RecordBatch, table: str, row0: int, out: _Collector
         if b:
             bad(b, col)
         else:
-            good[col] = arr.to_numpy()
+            good[col] = to_numpy(arr)
     vocab = {"space": schema.SPACES, "op": schema.OPS} if table == "accesses" else {}
     for col, allowed in vocab.items():
         _, b = normalise_vocabulary(batch.column(col), allowed, what=col, canonicalise=lambda s: s)
@@ -249,12 +250,12 @@ def _check_columns(batch: pa.RecordBatch, table: str, row0: int, out: _Collector
             if pa.types.is_null(items.type):
                 items = pa.nulls(len(items), pa.int32())
             if pa.types.is_integer(items.type):
-                items = items.fill_null(1)
+                items = items.fill_null(scalar(1, items.type))
             arr, b = to_integer(items, pa.int32(), what="items", minimum=1)
             if b:
                 bad(b, "items")
             else:
-                good["items"] = arr.to_numpy()
+                good["items"] = to_numpy(arr)
     kernel, b = as_text(batch.column("kernel"), "kernel")
     b = b or check_nulls(kernel)
     if b:
@@ -282,7 +283,7 @@ def _check_opclass(col: pa.Array, row0: int, out: _Collector) -> None:
         col = col.dictionary_encode()
     bad_codes = [i for i, v in enumerate(col.dictionary.to_pylist()) if v is None or not schema.is_opclass(v)]
     if bad_codes:
-        mask = pc.is_in(col.indices, value_set=pa.array(bad_codes, col.indices.type))
+        mask = pc.is_in(col.indices, value_set=from_numpy(bad_codes, col.indices.type))
         i = first_true(mask)
         if i is None:
             return  # unknown values only in the dictionary, used by no row

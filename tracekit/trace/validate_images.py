@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tracekit.trace import schema
+from tracekit.trace.arrow_numpy import from_numpy, scalar
 from tracekit.trace.columns import Bad, first_true, to_integer
 
 _TEXELS = ("texel_x", "texel_y", "texel_z")
@@ -31,7 +32,8 @@ def _bad_values(col: pa.Array, ok: Callable[[str], bool], what: str, allowed: st
     codes = [i for i, v in enumerate(d.dictionary.to_pylist()) if v is not None and not ok(v)]
     if not codes:
         return None
-    mask = pc.fill_null(pc.is_in(d.indices, value_set=pa.array(codes, d.indices.type)), False)
+    mask = pc.is_in(d.indices, value_set=from_numpy(codes, d.indices.type))
+    mask = pc.fill_null(mask, scalar(False, pa.bool_()))
     i = first_true(mask)
     return Bad(i, repr(d[i].as_py()), f"unknown {what} (expected {allowed})", pc.sum(mask).as_py())
 
@@ -51,7 +53,8 @@ def check_image_columns(batch: pa.RecordBatch, space: pa.Array | None,
     names = set(batch.schema.names)
     for col in _TEXELS:
         if col in names:
-            _, b = to_integer(batch.column(col).fill_null(0), pa.int32(), what=col, minimum=0)
+            values = batch.column(col)
+            _, b = to_integer(values.fill_null(scalar(0, values.type)), pa.int32(), what=col, minimum=0)
             if b:
                 report(b, col)
     vocab = (("image_format", _is_format, "image format",
@@ -75,7 +78,8 @@ def check_image_columns(batch: pa.RecordBatch, space: pa.Array | None,
     for c in present[1:]:
         has = pc.or_(has, pc.is_valid(batch.column(c)))
     sp = _dictionary(space).cast(pa.string())
-    wrong = pc.and_(has, pc.fill_null(pc.not_equal(sp, "image"), True))
+    not_image = pc.fill_null(pc.not_equal(sp, scalar("image", pa.string())), scalar(True, pa.bool_()))
+    wrong = pc.and_(has, not_image)
     i = first_true(wrong)
     if i is not None:
         report(Bad(i, repr(sp[i].as_py()), "texel coordinates on a row whose space is not image",
