@@ -181,9 +181,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--target", default="nvidia-h200")
     ap.add_argument("-o", "--out", type=Path, default=HERE / "BASELINE.md")
+    ap.add_argument("--twins", type=Path, default=HERE / "twins" / "twins.tkt",
+                    help="the sampled twins to replay (default twins/twins.tkt)")
     opts = ap.parse_args()
     raw, sol = HERE / "ncu_raw.csv", HERE / "ncu_sol.csv"
-    twins = open_trace(HERE / "twins" / "twins.tkt")
+    twins = open_trace(opts.twins)
     cal = calibrate(raw, twins, opts.target, sol=sol)
     sampling = {
         int(twins.launch_metadata(i)["ncu_id"]): twins.launch_metadata(i).get("sampling", {})
