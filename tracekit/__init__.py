@@ -9,6 +9,7 @@ start-up) does not pay for pandas, pyarrow or the models until they are needed.
 from __future__ import annotations
 
 from tracekit.errors import TraceFormatError, TracekitError
+from tracekit.lazy import lazy_attributes
 
 __version__ = "0.1.0"
 
@@ -18,18 +19,7 @@ _LAZY = {"Trace": "tracekit.trace.reader", "TraceWriter": "tracekit.trace.store"
          "compare": "tracekit.pipeline"}
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tracekit' has no attribute {name!r}")
-    import importlib
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+__getattr__, __dir__ = lazy_attributes("tracekit", _LAZY, globals())
 
 
 __all__ = ["Trace", "compare", "TraceFormatError", "TraceWriter", "TracekitError", "open_trace",

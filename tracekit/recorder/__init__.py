@@ -15,7 +15,7 @@ starts up on the simulator.
 
 from __future__ import annotations
 
-import importlib
+from tracekit.lazy import lazy_attributes
 
 #: Public name -> module that defines it (imported when first asked for).
 _LAZY = {"record_kernel": "tracekit.recorder.kernel", "DeviceLayout": "tracekit.recorder.layout",
@@ -36,17 +36,7 @@ def record_command(command: list[str], out, **options):
     return run_recording(list(command), out, **options)
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tracekit.recorder' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+__getattr__, __dir__ = lazy_attributes("tracekit.recorder", _LAZY, globals())
 
 
 __all__ = ["DeviceLayout", "RecordResult", "record_command", "record_kernel", "run_recording"]

@@ -9,23 +9,14 @@ importing one submodule (the vocabulary, say) does not load pyarrow and pandas.
 
 from __future__ import annotations
 
+from tracekit.lazy import lazy_attributes
+
 #: Public name -> module that defines it (imported when first asked for).
 _LAZY = {"Trace": "tracekit.trace.reader", "open_stored": "tracekit.trace.reader",
          "TraceWriter": "tracekit.trace.store", "write_trace": "tracekit.trace.store"}
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tracekit.trace' has no attribute {name!r}")
-    import importlib
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+__getattr__, __dir__ = lazy_attributes("tracekit.trace", _LAZY, globals())
 
 
 __all__ = ["Trace", "TraceWriter", "open_stored", "write_trace"]
