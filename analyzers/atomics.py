@@ -28,7 +28,8 @@ class AtomicLines:
         self.word_cycles = float(spec.get("word_cycles", 0.0))
         line = int(target.caches[-1].line_bytes) if target.caches else 128
         self.shift = line.bit_length() - 1
-        self._busy: dict[int, float] = {}
+        self._lines: list[np.ndarray] = []     # per chunk: lines touched, and their cycles
+        self._cycles: list[np.ndarray] = []
 
     @classmethod
     def for_target(cls, target) -> AtomicLines | None:
@@ -52,11 +53,12 @@ class AtomicLines:
         most = np.zeros(rl.shape[1], np.int64)
         np.maximum.at(most, inv.ravel(), lanes)
         cost = np.maximum(self.line_cycles, self.word_cycles * most)
-        lines, at = np.unique(rl[1], return_inverse=True)
-        per_line = np.bincount(at.ravel(), weights=cost, minlength=len(lines))
-        for ln, c in zip(lines.tolist(), per_line.tolist(), strict=True):
-            self._busy[ln] = self._busy.get(ln, 0.0) + c
+        self._lines.append(rl[1])
+        self._cycles.append(cost)
 
     def cycles(self) -> float:
         """Cycles of the busiest line (0 without atomics)."""
-        return max(self._busy.values(), default=0.0)
+        if not self._lines:
+            return 0.0
+        _, at = np.unique(np.concatenate(self._lines), return_inverse=True)
+        return float(np.bincount(at.ravel(), weights=np.concatenate(self._cycles)).max())

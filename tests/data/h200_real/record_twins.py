@@ -316,6 +316,22 @@ def merge(parts: list[tuple[int, Case, int, Path]], dst: Path) -> None:
         w.set_sites(conform(pa.Table.from_pylist(sites), "sites"))
 
 
+def shrink(path: Path) -> None:
+    """Rewrite a table of the trace at zstd's highest level (same encodings and row groups): the
+    writer's level 1 suits recording, a file kept in the repository should stay small."""
+    import pyarrow.parquet as pq
+
+    from tracekit.trace.store import _parquet_options
+
+    pf = pq.ParquetFile(path)
+    tmp = path.with_suffix(".shrink")
+    with pq.ParquetWriter(tmp, pf.schema_arrow, **{**_parquet_options(pf.schema_arrow),
+                                                   "compression_level": 22}) as w:
+        for i in range(pf.num_row_groups):
+            w.write_table(pf.read_row_group(i))
+    tmp.replace(path)
+
+
 def verify(all_cases: list[Case], tmp: Path) -> None:
     """Record one launch truncated and as a full launch with --sample first:N; compare the accesses."""
     from tracekit import open_trace
@@ -378,6 +394,7 @@ def main() -> None:
                 )
                 full.append((i, case, case.total_groups, fpath))
         merge(parts, opts.out / "twins.tkt")
+        shrink(opts.out / "twins.tkt" / "accesses.parquet")
         print(f"wrote {opts.out / 'twins.tkt'}")
         if full:
             merge(full, opts.out / "full.tkt")

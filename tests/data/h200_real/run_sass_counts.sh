@@ -21,17 +21,8 @@ mkdir -p "$out"
 work="$(mktemp -d)"
 NVCC=(nvcc -O3 -arch=sm_90 -lineinfo)
 
-left() { echo $(( budget - SECONDS )); }
-step() {  # step NAME CAP CMD...: CMD under min(CAP, time left - 5 s)
-  local name="$1" cap="$2"; shift 2
-  local t; t=$(left); t=$(( t - 5 < cap ? t - 5 : cap ))
-  if (( t < 5 )); then echo "== $name: skipped, no time left" >&2; return 124; fi
-  echo "== $name (at ${SECONDS}s, limit ${t}s)" >&2
-  timeout --signal=INT --kill-after=10 "$t" "$@"
-  local rc=$?
-  echo "== $name: exit $rc after ${SECONDS}s" >&2
-  return $rc
-}
+# shellcheck source=steps.sh
+. "$here/steps.sh"   # left, step
 # source_page NAME: the SASS source page of $work/NAME.ncu-rep, gzipped into $out
 source_page() {
   ncu --import "$work/$1.ncu-rep" --page source --print-source sass --csv > "$work/$1_source.csv" 2> "$work/$1_err.txt"
