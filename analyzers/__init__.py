@@ -17,6 +17,9 @@ from __future__ import annotations
 # The function shadows its module's name on purpose: ``from analyzers import analyze``
 # gives the function; the module stays reachable as ``sys.modules["analyzers.analyze"]``.
 from analyzers.analyze import AnalysisResult, LaunchResult, analyze, analyze_many
+from analyzers.jit_cache import install as _best_effort_jit_cache
+
+_best_effort_jit_cache()  # kernels compile at their first call: a full disk must not end an analysis
 
 
 def what_if(trace, target, change, **options):
