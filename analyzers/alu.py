@@ -54,11 +54,22 @@ MATH_DEFAULT = "math_default"
 #: class itself keeps its own price.
 SAME_AS = {"math_fma": ("fp32_fma", 1), "math_abs": ("int_add", 1), "math_min": ("int_add", 1),
            "math_max": ("int_add", 1), "math_clamp": ("int_add", 2)}
+#: Calls the front end emits that compile to no instruction at all.  Clang lowers a sampler
+#: literal (``const sampler_t s = CLK_...``) to a call of ``__translate_sampler_initializer`` on
+#: a constant; GPU compilers fold that constant into the sample instruction's sampler state
+#: (Mesa's vtn/nir turn it into a sampler deref, never an ALU op), so it costs nothing.
+NO_INSTRUCTIONS = frozenset({"math_translate_sampler_initializer"})
 
 
 def pipe_table(target) -> dict[str, str]:
     """Class -> execution pipe from ``Target.issue_pipes``; empty when the target has no such table."""
     return {str(k): str(v) for k, v in target.issue_pipes.items()}
+
+
+def issue_slots(issues: np.ndarray, cost: np.ndarray, pipe: np.ndarray, unit: np.ndarray,
+                n_units: int) -> np.ndarray:
+    """Issue slots per unit: one per issue on a pipe plus the whole cost of a class off a pipe."""
+    return np.bincount(unit, weights=np.where(pipe >= 0, issues, issues * cost), minlength=n_units)
 
 
 def busy_cycles(issues: np.ndarray, cost: np.ndarray, pipe: np.ndarray, unit: np.ndarray,
@@ -71,7 +82,7 @@ def busy_cycles(issues: np.ndarray, cost: np.ndarray, pipe: np.ndarray, unit: np
     """
     cyc = issues * cost
     on_pipe = pipe >= 0
-    slots = np.bincount(unit, weights=np.where(on_pipe, issues, cyc), minlength=n_units)
+    slots = issue_slots(issues, cost, pipe, unit, n_units)
     if not on_pipe.any():
         return slots
     n_pipes = int(pipe.max()) + 1
@@ -91,11 +102,13 @@ def cycles_table(target, fast_math: bool) -> dict[str, float]:
 def cost_of(opclass: str, table: dict[str, float]) -> tuple[float, str]:
     """Cycles per issue of ``opclass`` and the table key that priced it.
 
-    Unlisted classes of :data:`SAME_AS` take their hardware instructions' price,
-    other unlisted ``math_<builtin>`` classes ``math_default``, anything else ``other``.
+    Unlisted classes of :data:`SAME_AS` take their hardware instructions' price, those of
+    :data:`NO_INSTRUCTIONS` nothing, other unlisted ``math_<builtin>`` classes ``math_default``, anything else ``other``.
     """
     if opclass in table:
         return table[opclass], opclass
+    if opclass in NO_INSTRUCTIONS:
+        return 0.0, opclass
     if opclass in SAME_AS and SAME_AS[opclass][0] in table:
         cls, n = SAME_AS[opclass]
         return table[cls] * n, cls
@@ -150,6 +163,9 @@ class AluResult:
     instructions: float = 0.0
     #: The role factors applied and the IR issues of each role class (empty: none applied).
     roles: dict = field(default_factory=dict)
+    #: Issue slots on the most loaded compute unit (one per instruction; a class off the pipes
+    #: counts its whole cost): what a wave waiting on each result before the next pays for.
+    slots_busiest_cu: float = 0.0
 
     def to_dict(self) -> dict:
         return {"cycles": self.cycles, "cycles_busiest_cu": self.cycles_busiest_cu,
@@ -225,14 +241,17 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
         waves = np.unique(wave)
         per_cu = per_cu + np.bincount(cu_of_waves(waves, layout, cus), minlength=cus) * pricing.wave_cycles
         total += len(waves) * pricing.wave_cycles * scale
+    slots_per_cu = issue_slots(count, cost, pipe, cu, cus)
     if scale > 1.0:
         # Sampled: spread the estimated total over the units the whole launch keeps busy.
         work_units = layout.waves if layout.packed else (geo.total_groups or geo.num_groups)
         units = max(1, min(cus, work_units))
         busiest = total / units
+        slots_busiest = float(slots_per_cu.sum()) * scale / units
     else:
         units = int(np.count_nonzero(per_cu))
         busiest = float(per_cu.max())
+        slots_busiest = float(slots_per_cu.max())
     time_s = busiest / issuers / clock_hz
 
     site = issues.assign(alu_cycles=cyc * scale, issues=issues["issues"] * scale)
@@ -252,4 +271,24 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
     return AluResult(total, busiest, units, issuers, time_s, geo.fast_math, fallback,
                      per_site[["site", "opclass", "issues", "cycles_per_issue", "alu_cycles"]],
                      skipped, unsupported_warnings(target, skipped), float(count.sum()) * scale,
-                     dict(pricing.roles) if pricing is not None else {})
+                     dict(pricing.roles) if pricing is not None else {}, slots_busiest)
+
+
+def dependent_issue_s(alu: AluResult, resident_waves_per_cu: float, target) -> float:
+    """Time the busiest unit needs when every instruction waits for the result of the one before.
+
+    A scheduler with W resident waves issues at most W instructions per dependent-issue
+    latency L: with fewer waves than L there is nothing to issue on the cycles between
+    (the CUDA C++ Programming Guide's multiprocessor-level example: four-cycle arithmetic
+    latency needs four warps per scheduler).  The trace gives no instruction-level
+    parallelism, so none is credited; the H200's probe (``simd.dependent_issue_cycles``)
+    measured L = 4.15 cycles with one to four warps per scheduler, and two independent
+    chains per warp halving it.  0 where the target gives no L.
+    """
+    latency = float(getattr(target.simd, "dependent_issue_cycles", 0.0) or 0.0)
+    if latency <= 0 or alu.slots_busiest_cu <= 0 or resident_waves_per_cu <= 0:
+        return 0.0
+    issuers = max(int(alu.issuers_used), 1)
+    per_issuer = resident_waves_per_cu / issuers
+    clock_hz = float(target.clock_mhz) * 1e6
+    return alu.slots_busiest_cu / issuers * latency / per_issuer / clock_hz
