@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analyzers import result_dict as rd
-from analyzers.alu import AluPricing, AluResult, alu_cost
+from analyzers.alu import AluPricing, AluResult, alu_cost, dependent_issue_s
 from analyzers.bound import (
     BoundResult,
     MemoryTraffic,
@@ -230,7 +230,7 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     resident = res.occupancy.waves_per_cu if layout.packed else res.occupancy.work_groups_per_cu
     schedule = Schedule(work_groups_per_unit=-(-work // units), resident_work_groups=max(1, resident))
     res.bound = classify(res.alu.time_s, traffic, chains, res.occupancy.waves_per_cu * units, target, units,
-                         schedule)
+                         schedule, dependent_issue_s(res.alu, res.occupancy.waves_per_cu, target))
     res.bound.evidence.update(
         simd_utilization=res.simd.utilization, occupancy=res.occupancy.occupancy,
         occupancy_limiting_factor=res.occupancy.limiting_factor, active_compute_units=units)

@@ -50,6 +50,11 @@ class LevelTraffic:
     #: Cycles the level is busy (summed over its instances), for a level priced per request
     #: (``cost_unit = "request"``); None: its bytes at its bandwidth.
     busy_cycles: float | None = None
+    #: Of ``bytes``, those of stores, and the bandwidth they move at (0: ``bandwidth_bytes_per_cycle``).
+    store_bytes: float = 0.0
+    store_bandwidth_bytes_per_cycle: float = 0.0
+    #: Share of the level's peak its bandwidths sustain (the verdict measures against the peak).
+    sustained_share: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,12 @@ class MemoryTraffic:
     #: Cycles of the line busiest with atomic updates (:mod:`analyzers.atomics`), whole launch;
     #: 0 where the target does not model the queue.
     atomic_cycles: float = 0.0
+    #: Load requests by the farthest level one of their lines came from (level name or "DRAM";
+    #: a line still being filled counts as DRAM), and the distinct lines each such request took
+    #: from that level, summed (:mod:`analyzers.inflight`).  Empty: not tallied, and a request's
+    #: lines are taken as independent draws from the levels' hit rates.
+    depth_requests: dict = field(default_factory=dict)
+    depth_lines: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -192,7 +203,12 @@ def memory_times(traffic: MemoryTraffic, target, active_cus: int) -> dict[str, f
             continue
         if lvl.bandwidth_bytes_per_cycle <= 0:
             continue
-        out[lvl.name] = lvl.bytes / (lvl.bandwidth_bytes_per_cycle * max(instances, 1) * clock_hz)
+        cycles = lvl.bytes / lvl.bandwidth_bytes_per_cycle
+        if lvl.store_bandwidth_bytes_per_cycle > 0 and lvl.store_bytes > 0:
+            # stores at their own rate (the H200's L2 takes stores at half its load rate)
+            cycles += lvl.store_bytes * (1.0 / lvl.store_bandwidth_bytes_per_cycle
+                                         - 1.0 / lvl.bandwidth_bytes_per_cycle)
+        out[lvl.name] = cycles / (max(instances, 1) * clock_hz)
     dram = traffic.dram_bytes - resident_dirty_bytes(traffic, target)
     out["DRAM"] = dram / (float(target.dram.bandwidth_gb_per_s) * 1e9)
     if traffic.local_cycles:
@@ -307,6 +323,8 @@ def request_latency_s(traffic: MemoryTraffic, target, transactions_per_request: 
     lat["DRAM"] = float(target.dram.latency_ns) * 1e-9 + queue_s
     tails = latency_tails(traffic, target)
     names = [lvl.name for lvl in levels]
+    if traffic.depth_requests:
+        return depth_latency_s(traffic, lat, tails)
     if any(tails.get(n, 0.0) > 0 for n in names + ["DRAM"]):
         lines = min(max(lines_per_request(traffic), 1.0), k)
         return slowest_of(lines, k / lines,
@@ -319,6 +337,32 @@ def request_latency_s(traffic: MemoryTraffic, target, transactions_per_request: 
         total += (done - prev) * lat[name]
         prev = done
     return total
+
+
+def depth_latency_s(traffic: MemoryTraffic, lat: dict[str, float], tails: dict[str, float]) -> float:
+    """Expected latency of a load request from the replay's tally of where each request's data came from.
+
+    Misses are not independent draws: the lanes of a wave that walk rows in step
+    all cross into new lines on the same iteration, so one request in eight waits
+    for DRAM on every lane while the other seven hit (the independent-draw formula
+    would make nearly every request wait for DRAM).  Each request waits for the
+    farthest level one of its lines came from; where that level's latency has an
+    exponential tail, for the slowest of the lines it took from there.
+    """
+    total = sum(traffic.depth_requests.values())
+    if total <= 0:
+        return 0.0
+    out = 0.0
+    for name, n in traffic.depth_requests.items():
+        if n <= 0 or name not in lat:
+            continue
+        tail = tails.get(name, 0.0)
+        wait = lat[name]
+        if tail > 0:
+            lines = max(traffic.depth_lines.get(name, n) / n, 1.0)
+            wait = slowest_of(lines, 1.0, [], (1.0, lat[name] - tail, tail))
+        out += n / total * wait
+    return out
 
 
 def store_ack_latency_s(target) -> float:
@@ -467,13 +511,15 @@ def loaded_latency(term, dram_s: float, throughput_s: float, target) -> tuple[_L
 
 
 def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_waves: float,
-             target, active_cus: int, schedule: Schedule | None = None) -> BoundResult:
+             target, active_cus: int, schedule: Schedule | None = None, issue_s: float = 0.0) -> BoundResult:
     """Combine the ALU time, the memory times and the latency term into the verdict.
 
     ``resident_waves`` is the total over the units in use (occupancy x units).
     With a ``schedule`` the latency term follows the work-groups through their
     slots (dispatch, dependent round trips, the last partial round); without one
-    it is the transaction-level Little's-law figure alone.
+    it is the transaction-level Little's-law figure alone.  ``issue_s`` is the ALU's
+    time when every instruction waits for the one before (:func:`analyzers.alu.dependent_issue_s`):
+    with too few waves to cover that wait the scheduler idles, which is latency too.
     """
     levels = memory_times(traffic, target, active_cus)
     bottleneck = max(sorted(levels), key=lambda k: levels[k]) if levels else "DRAM"
@@ -487,11 +533,11 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
     # atomics queued on one line are a chain of updates, each waiting for the one before: a
     # serialisation with the units idle, which is latency in the speed-of-light sense
     atomic_s = traffic.atomic_cycles / (float(target.clock_mhz) * 1e6)
-    latency_s = max(lt.latency_s, atomic_s)
+    latency_s = max(lt.latency_s, atomic_s, issue_s)
     time_s = max(alu_s, memory_s, latency_s)
-    utilization = {"alu": alu_s / time_s if time_s > 0 else 0.0}
-    utilization.update({k: v / time_s if time_s > 0 else 0.0 for k, v in sorted(levels.items())})
-    verdict = sol_verdict(utilization["alu"], utilization.get(bottleneck, 0.0), threshold)
+    utilization = device_utilization(alu_s, levels, traffic, target, active_cus, time_s)
+    verdict = sol_verdict(utilization["alu"], max(
+        (v for k, v in utilization.items() if k != "alu"), default=0.0), threshold)
     margin, runner_up = verdict_margin(verdict, alu_s, memory_s, latency_s)
     evidence = {
         "verdict_margin": margin,
@@ -521,9 +567,34 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
         "lane_lookup_s_per_request": traffic.lookup_s_per_request,
         "launch_overhead_s": overhead_s,
         "atomic_queue_s": atomic_s,
+        "dependent_issue_s": issue_s,
         **lt.sched,
     }
     return BoundResult(verdict, time_s, alu_s, memory_s, latency_s, levels, bottleneck, evidence)
+
+
+def device_utilization(alu_s: float, levels: dict[str, float], traffic: MemoryTraffic, target,
+                       active_cus: int, time_s: float) -> dict[str, float]:
+    """Each resource's busy share of the launch, as a share of the whole device's peak.
+
+    Speed of light compares a unit's throughput with the device's: the ALU and the
+    per-unit levels of a grid that fills 16 of 132 compute units can be busy at most
+    16/132 of the device's peak however hard those 16 work (Nsight Compute reports
+    atax's row walk at 11 % of memory peak while its 16 L1s are nearly saturated).
+    Shared levels and DRAM serve every unit, so their share is their time over T.  A level
+    whose bandwidth is a sustained rate below its peak counts that share of it (``sustained_share``).
+    """
+    if time_s <= 0:
+        return {"alu": 0.0, **{k: 0.0 for k in sorted(levels)}}
+    spread = min(max(active_cus, 1) / max(int(target.compute_units), 1), 1.0)
+    every = traffic.texture_levels + traffic.levels
+    per_unit = {lvl.name for lvl in every if lvl.scope == "compute_unit"}
+    per_unit.add("local_memory")
+    share = {lvl.name: float(lvl.sustained_share or 1.0) for lvl in every}
+    out = {"alu": alu_s * spread / time_s}
+    out.update({k: v * (spread if k in per_unit else 1.0) * share.get(k, 1.0) / time_s
+                for k, v in sorted(levels.items())})
+    return out
 
 
 def verdict_margin(verdict: str, alu_s: float, memory_s: float, latency_s: float) -> tuple[float | None, str]:

@@ -49,6 +49,9 @@ STORE = 1
 _ADDR_MASK = (1 << 63) - 1
 
 
+_NO_DEPTH = np.zeros(0, np.int64)  # the kernels' "no per-access depth wanted"
+
+
 def _log2(n: int, what: str) -> int:
     if n <= 0 or n & (n - 1):
         raise TargetError(f"{what} must be a positive power of two, got {n}")
@@ -173,13 +176,17 @@ class CacheHierarchy:
         self._stats[:] = 0
         self._dram[:] = 0
 
-    def access(self, addrs, *, ops=None, lengths=1, cus=0, levels=0) -> None:
+    def access(self, addrs, *, ops=None, lengths=1, cus=0, levels=0, depth: np.ndarray | None = None) -> None:
         """Replay accesses in order: byte ranges ``[addr, addr + length)``.
 
         ``ops`` holds :data:`LOAD`/:data:`STORE` per access (default all loads);
         ``cus`` the compute unit that issued each (scalar or array); ``levels`` the
         level each enters at (0, the nearest, by default; a later level skips the ones
-        before it).
+        before it).  ``depth`` (int64, one per access, set to -1 by the caller) receives
+        the farthest level a load found its data at (``len(levels)``: DRAM); stores and
+        loads entering below the first level are left at -1.  A request waits for its
+        slowest line, so the latency model needs where each request's lines came from,
+        not only each level's hit rate (:func:`analyzers.inflight.request_depths`).
         """
         addrs = np.asarray(addrs)
         if addrs.dtype != np.int64 or (addrs.size and addrs.min() < 0):
@@ -197,11 +204,13 @@ class CacheHierarchy:
             raise ValueError("access lengths must be positive")
         if n and ops.shape[0] > 1 and (ops.min() < LOAD or ops.max() > STORE):
             raise ValueError("ops must be LOAD (0) or STORE (1)")
-        self._run(cus, ops, addrs, lens, firsts)
+        if depth is not None and depth.shape[0] != n:
+            raise ValueError(f"depth has {depth.shape[0]} entries for {n} accesses")
+        self._run(cus, ops, addrs, lens, firsts, _NO_DEPTH if depth is None else depth)
 
-    def _run(self, cus, ops, addrs, lens, firsts: np.ndarray) -> None:
+    def _run(self, cus, ops, addrs, lens, firsts: np.ndarray, depth: np.ndarray) -> None:
         kernels(self._geoms).run(self._states, self._stats, self._dram, self._stack, self._clock,
-                                 cus, ops, addrs, lens, self.store_touches_lru, firsts)
+                                 cus, ops, addrs, lens, self.store_touches_lru, firsts, depth)
 
     def load(self, addrs, length=1, cu=0) -> None:
         self.access(addrs, lengths=length, cus=cu)
@@ -238,7 +247,7 @@ class CacheHierarchy:
         units = (block[blk[entry], 0, way[entry]] << g.sector_bits) + sec
         self._run(np.ascontiguousarray(blk[entry] // g.sets, dtype=np.int64),
                   np.array([STORE], dtype=np.int64), units << g.unit_bits,
-                  np.array([1 << g.unit_bits], dtype=np.int64), np.array([k + 1], dtype=np.int64))
+                  np.array([1 << g.unit_bits], dtype=np.int64), np.array([k + 1], dtype=np.int64), _NO_DEPTH)
 
     @property
     def dram_bytes_read(self) -> int:

@@ -40,11 +40,12 @@ import os
 import sys
 import tempfile
 import threading
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
 #: Bumped when the meaning of the generated code changes without a text change.
-_VERSION = 5
+_VERSION = 6
 _LOCK = threading.Lock()
 _LOADED: dict[tuple, object] = {}
 
@@ -313,7 +314,7 @@ def _run(levels: tuple[LevelGeometry, ...]) -> str:
     unpack = "".join(f"    s{k} = sts[{k}]\n" for k in range(n))
     return f"""
 @njit(cache=True, error_model="numpy")
-def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, firsts):
+def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, firsts, depth):
 {unpack}    units = np.array([{units}], np.int64)
     pend_lvl = np.zeros({n}, np.int64)
     pend_tag = np.zeros({n}, np.int64)
@@ -324,6 +325,7 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, firsts
     nc = cus.shape[0] > 1
     no = ops.shape[0] > 1
     nf = firsts.shape[0] > 1
+    nd = depth.shape[0] == addrs.shape[0] and addrs.shape[0] > 0
     last_u = np.int64(-1)
     last_cu = np.int64(-1)
     clk = clock[0]
@@ -344,6 +346,8 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, firsts
             if u0 == last_u and cu == last_cu:
                 hits[0] += 1  # the unit just loaded is still there and already most recent
                 reach[0] += 1
+                if nd and depth[i] < 0:
+                    depth[i] = 0
                 continue
             last_u = u0
             last_cu = cu
@@ -353,6 +357,8 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, firsts
             shrink = False
             for _once in range(1):
 {_ind(walk, 16)}            reach[stop] += 1
+            if nd and stop > depth[i]:
+                depth[i] = stop  # the farthest level one of the access's units came from
             if shrink:
                 stack[0, 0] = 0
                 stack[0, 1] = stop
@@ -414,16 +420,22 @@ def kernels(levels: tuple[LevelGeometry, ...]):
             return mod
         text = source(levels)
         name = "k_" + hashlib.sha256(text.encode()).hexdigest()[:20]
-        try:
-            path = kernel_dir() / f"{name}.py"
-            _write_once(path, text)
-        except OSError:  # no writable cache home: a private temporary folder (compiled every run)
-            path = Path(tempfile.gettempdir()) / f"tracekit-cache-kernels-{os.getuid()}" / f"{name}.py"
-            _write_once(path, text)
         modname = f"tracekit_cache_kernel_{name}"
-        spec = importlib.util.spec_from_file_location(modname, path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[modname] = mod
-        spec.loader.exec_module(mod)
+        path = None
+        for folder in (kernel_dir(), Path(tempfile.gettempdir()) / f"tracekit-cache-kernels-{os.getuid()}"):
+            try:  # no writable cache home: a private temporary folder
+                _write_once(folder / f"{name}.py", text)
+                path = folder / f"{name}.py"
+                break
+            except OSError:
+                continue
+        if path is None:  # nothing writable at all (full disk): compiled in memory, every run
+            mod = types.ModuleType(modname)
+            exec(compile(text.replace("cache=True", "cache=False"), f"<{modname}>", "exec"), mod.__dict__)
+        else:
+            spec = importlib.util.spec_from_file_location(modname, path)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[modname] = mod
+            spec.loader.exec_module(mod)
         _LOADED[levels] = mod
         return mod

@@ -55,9 +55,10 @@ def occurrences(req_wave, rq_site, max_site):
 
 
 @njit(cache=True)
-def _scan(ex, is_load, units, unit_ptr, cu_of_req, step, line_shift, seen, out):
+def _scan(ex, is_load, units, unit_ptr, cu_of_req, step, line_shift, seen, out, req_wait):
     """Walk the load requests in execution order; ``out`` += [requests, lines, waits on the same
-    compute unit, waits on another compute unit]."""
+    compute unit, waits on another compute unit]; ``req_wait[r]`` = 1 where request ``r`` has a
+    unit that waits for a fill."""
     for q in range(ex.shape[0]):
         r = ex[q]
         if not is_load[r]:
@@ -76,10 +77,76 @@ def _scan(ex, is_load, units, unit_ptr, cu_of_req, step, line_shift, seen, out):
             if v < 0:
                 seen[u] = (st << 16) | cu
             elif (v >> 16) == st:
+                req_wait[r] = 1
                 if (v & 0xFFFF) == cu:
                     out[2] += 1
                 else:
                     out[3] += 1
+
+
+@njit(cache=True)
+def _depths(ex, is_mem, is_load, count, base, shift, stream_units, depth, req_wait, line_shift, dram, far_out,
+            lines_out):
+    """Per load request ``r`` (execution order ``ex``; the stream holds ``count[r]`` units of
+    each memory request in that order): ``far_out[0, r]`` the farthest level its units came
+    from (``shift`` + the data level; a texture read served by the texture caches alone, its
+    farthest texture level ``base[r]``) and ``lines_out[0, r]`` its distinct lines from that
+    level; row 1 the same with a request that waited for a fill taken as served by ``dram``.
+    Other requests keep -1."""
+    k = 0
+    for q in range(ex.shape[0]):
+        r = ex[q]
+        if not is_mem[r]:
+            continue
+        lo = k
+        k += count[r]
+        if not is_load[r]:
+            continue
+        far = np.int64(-1)
+        for j in range(lo, k):
+            if depth[j] > far:
+                far = depth[j]
+        texture_only = far < 0 and base[r] >= 0 and k == lo
+        if far < 0 and not texture_only:
+            continue  # entered below the first level (not a load of this walk)
+        waited = req_wait[r] != 0 and not texture_only
+        for row in range(2):
+            if texture_only:
+                far_out[row, r] = base[r]
+                lines_out[row, r] = 1
+                continue
+            top = dram if (row == 1 and waited) else far
+            n = np.int64(0)
+            last = np.int64(-1)
+            for j in range(lo, k):
+                if depth[j] == top or (row == 1 and waited and depth[j] >= 0):
+                    line = stream_units[j] >> line_shift
+                    if line != last:
+                        n += 1
+                        last = line
+            far_out[row, r] = shift + top
+            lines_out[row, r] = max(n, np.int64(1))
+
+
+def step_depths(far: np.ndarray, lines: np.ndarray, step_key: np.ndarray, levels: int):
+    """Steps by the farthest level one of their requests reached, and their lines from it.
+
+    A step is one wave's k-th issue of its load sites (``step_key``): the loads of one
+    iteration go out together and the next iteration waits for all of them, so a step
+    lasts as long as its slowest request.  Returns per level (last: DRAM) the steps and
+    the distinct lines they took from that level, summed.
+    """
+    sel = far >= 0
+    if not sel.any():
+        return np.zeros(levels + 1, np.int64), np.zeros(levels + 1, np.int64)
+    f, n = far[sel], lines[sel]
+    _, inv = np.unique(step_key[sel], return_inverse=True)
+    top = np.full(int(inv.max()) + 1, -1, np.int64)
+    np.maximum.at(top, inv, f)
+    at = f == top[inv]
+    step_lines = np.bincount(inv[at], weights=n[at], minlength=len(top))
+    return (np.bincount(top, minlength=levels + 1).astype(np.int64),
+            np.rint(np.bincount(top, weights=step_lines, minlength=levels + 1)).astype(np.int64))
 
 
 class FillTracker:
@@ -90,22 +157,70 @@ class FillTracker:
         self.compute_units = max(1, int(compute_units))
         self._seen = Dict.empty(key_type=_KEY, value_type=_KEY)
         self._out = np.zeros(4, np.int64)
+        self._req_wait = np.zeros(0, np.int8)
+        #: load requests by the farthest level their data came from (index = level, last = DRAM)
+        #: and their distinct lines from that level; None once a chunk could not be tallied
+        self._depth_counts: np.ndarray | None = None
+        self._depth_lines: np.ndarray | None = None
+        self._depth_ok = True
 
     def add(self, ex, is_load, units, unit_ptr, cu_of_req, req_wave, wave_vgroup, rq_site) -> None:
         """One chunk: requests in execution order ``ex``; ``units``/``unit_ptr`` the cache units of
         each request (ascending), ``wave_vgroup`` the (launch-wide) virtual group of each wave."""
+        self._req_wait = np.zeros(len(is_load), np.int8)
+        self._step_key = None
         if not is_load.any():
             return
         occ = occurrences(req_wave, rq_site, int(rq_site.max()) if rq_site.size else 0)
+        self._step_key = (req_wave.astype(np.int64) << 24) | np.minimum(occ, (1 << 24) - 1)  # (wave, k)
         rnd = wave_vgroup[req_wave] // self.compute_units
         step = (rnd << 24) | np.minimum(occ, (1 << 24) - 1)
         _scan(ex, is_load, units, unit_ptr, cu_of_req.astype(np.int64), step.astype(np.int64),
-              self.line_shift, self._seen, self._out)
+              self.line_shift, self._seen, self._out, self._req_wait)
+
+    def add_depths(self, ex, is_mem, is_load, count, stream_units, depth, levels: int,
+                   texture_far=None, texture_levels: int = 0) -> None:
+        """Tally the chunk just passed to :meth:`add` by the farthest level of each load request.
+
+        ``stream_units``/``depth`` are the cache replay's stream (``count[r]`` units of every
+        memory request ``r`` in execution order ``ex``) and the data level each unit was found
+        at (:meth:`analyzers.cache.CacheHierarchy.access`).  On a target with texture caches,
+        levels are numbered texture levels first (``texture_levels`` of them), and
+        ``texture_far`` gives the farthest texture level each image read hit (-1: none).
+        """
+        total = texture_levels + levels
+        if self._depth_counts is None:
+            self._depth_counts = np.zeros((2, total + 1), np.int64)
+            self._depth_lines = np.zeros((2, total + 1), np.int64)
+        if self._step_key is None or self._req_wait.shape[0] != len(is_mem):
+            return  # no loads in the chunk
+        far = np.full((2, len(is_mem)), -1, np.int64)
+        lines = np.zeros((2, len(is_mem)), np.int64)
+        base = texture_far if texture_far is not None else np.full(len(is_mem), -1, np.int64)
+        _depths(ex, is_mem, is_load, count.astype(np.int64, copy=False), base, texture_levels, stream_units,
+                depth, self._req_wait, self.line_shift, levels, far, lines)
+        for row in range(2):
+            steps, step_lines = step_depths(far[row], lines[row], self._step_key, total)
+            self._depth_counts[row] += steps
+            self._depth_lines[row] += step_lines
+
+    def skip_depths(self) -> None:
+        """A chunk whose stream could not be tallied (texture or constant caches reshaped it):
+        the launch keeps no depth histogram, and the latency model falls back to hit rates."""
+        self._depth_ok = False
 
     def counts(self) -> dict[str, int]:
         """Recorded counts: load requests, their distinct lines, and the unit lookups that found
         their line still being filled from DRAM, by the same compute unit (a first-level hit in
         the replay) or by another (a hit in the first shared level)."""
         req, lines, same, other = (int(x) for x in self._out)
-        return {"load_requests": req, "load_lines": lines, "fill_waits_same_unit": same,
-                "fill_waits_other_unit": other}
+        out = {"load_requests": req, "load_lines": lines, "fill_waits_same_unit": same,
+               "fill_waits_other_unit": other}
+        if self._depth_ok and self._depth_counts is not None and int(self._depth_counts.sum()):
+            # by the farthest level the replay found (a sample's cold lines would make its fill
+            # waits spurious), and with the requests that waited for a fill moved to DRAM
+            out["depth_requests"] = [int(x) for x in self._depth_counts[0]]
+            out["depth_lines"] = [int(x) for x in self._depth_lines[0]]
+            out["depth_requests_waits"] = [int(x) for x in self._depth_counts[1]]
+            out["depth_lines_waits"] = [int(x) for x in self._depth_lines[1]]
+        return out

@@ -421,9 +421,15 @@ class _LaunchReplay:
             if tex is not None:  # image reads through the texture caches, in the same order
                 filtered = tex.stream(order, req_ptr, addr, size, ex, is_mem, rq_space, rq_op, cu_of_req,
                                       units, unit_ptr, unit, first)
+            n_tex = len(tex.caches.sets) if tex is not None and tex.caches is not None else 0
+            is_load = is_mem & (rq_op == OP_CODES["load"])
             if filtered is not None:
                 addrs, ops, lens, cus = filtered
-                self.h.access(addrs, ops=ops, lengths=lens, cus=cus)
+                depth = self._buffer("depth", len(addrs))
+                depth.fill(-1)
+                self.h.access(addrs, ops=ops, lengths=lens, cus=cus, depth=depth)
+                count, tex_far = tex.stream_layout
+                self.fills.add_depths(ex, is_mem, is_load, count, addrs, depth, len(t.caches), tex_far, n_tex)
             else:
                 stream = self._buffer("stream", 4 * len(units)).reshape(4, -1)
                 addrs, ops, cus, const = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"],
@@ -431,8 +437,13 @@ class _LaunchReplay:
                 if self.constant is not None and is_constant.any():
                     addrs, ops, lens, cus, levels = self.constant.filter(addrs, ops, cus, const, unit)
                     self.h.access(addrs, ops=ops, lengths=lens, cus=cus, levels=levels)
+                    self.fills.skip_depths()
                 else:
-                    self.h.access(addrs, ops=ops, lengths=unit, cus=cus)
+                    depth = self._buffer("depth", len(addrs))
+                    depth.fill(-1)
+                    self.h.access(addrs, ops=ops, lengths=unit, cus=cus, depth=depth)
+                    self.fills.add_depths(ex, is_mem, is_load, np.diff(unit_ptr), addrs, depth, len(t.caches),
+                                          None, n_tex)
         key = (rq_site << 8) | (rq_space.astype(np.int64) << 4) | rq_op.astype(np.int64)
         self._add_sites(key, req_ptr, tx, breq, cycles, degree, is_local)
         if tex is not None:

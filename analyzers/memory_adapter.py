@@ -171,7 +171,10 @@ def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None,
             bandwidth_bytes_per_cycle=float(spec.bandwidth_bytes_per_cycle),
             latency_cycles=float(spec.latency_cycles),
             load_accesses=float(loads) * scale, load_hits=float(stats["load_hits"]) * scale,
-            busy_cycles=busy if priced else None))
+            busy_cycles=busy if priced else None,
+            store_bytes=(accesses - loads) * _unit_bytes(spec) * scale,
+            store_bandwidth_bytes_per_cycle=float(spec.store_bandwidth_bytes_per_cycle),
+            sustained_share=float(spec.sustained_share)))
         caches.append(CacheStats(level=stats["level"], scope=stats["scope"], hits=stats["hits"],
                                  misses=stats["misses"], hit_rate=stats["hit_rate"],
                                  load_hits=stats["load_hits"], load_misses=stats["load_misses"],
@@ -254,15 +257,24 @@ def fill_traffic(replay, target, launch: int | None, scale: float) -> dict:
     f = fills.get(launch) if launch is not None else next(iter(fills.values()), None)
     if not f or not target.caches:
         return {}
+    out: dict = {"load_lines": float(f["load_lines"]) * scale}
+    if f.get("depth_requests"):
+        # where each request's data came from; fill waits count only in a launch recorded whole
+        suffix = "_waits" if scale <= 1.0 else ""
+        tex = target.texture.caches if target.texture is not None else ()
+        names = [c.name for c in tex] + [c.name for c in target.caches] + ["DRAM"]
+        for key in ("depth_requests", "depth_lines"):
+            out[key] = {n: float(x) * scale for n, x in zip(names, f[key + suffix], strict=True) if x}
     if scale > 1.0:
-        return {"load_lines": float(f["load_lines"]) * scale}
+        return out
     own = next((c.name for c in target.caches if c.scope == "compute_unit"), None)
     shared = next((c.name for c in target.caches if c.scope == "shared"), None)
     waits: dict[str, float] = {}
     for name, n in ((own or shared, f["fill_waits_same_unit"]), (shared or own, f["fill_waits_other_unit"])):
         if name is not None and n:
             waits[name] = waits.get(name, 0.0) + float(n) * scale
-    return {"load_lines": float(f["load_lines"]) * scale, "fill_waits": waits}
+    out["fill_waits"] = waits
+    return out
 
 
 def _lane_lookups(first: LevelTraffic, target, transactions: float, requests: float):

@@ -167,7 +167,7 @@ def _lookup(tags, stamps, clock, stats, sets, ways, line_bits, per_inst, offset,
 @njit(cache=True)
 def texture_stream(ex, is_mem, is_tex, units, unit_ptr, unit_bytes, tunits, tunit_ptr, fill_bytes, rq_op,
                    load_code, cu_of_req, tags, stamps, clock, stats, sets, ways, line_bits, per_inst, offset,
-                   req_lookups, req_hits, req_fills):
+                   req_lookups, req_hits, req_fills, req_count, req_tex_far):
     """The data hierarchy's input in execution order ``ex``, with texture reads filtered.
 
     A memory request that is not a texture read contributes its cache units
@@ -175,8 +175,10 @@ def texture_stream(ex, is_mem, is_tex, units, unit_ptr, unit_bytes, tunits, tuni
     does.  A texture read (``is_tex``) looks each of its texture lines (``tunits``)
     up in the texture caches; only the lines every level missed go on, as loads
     of ``fill_bytes``.  Per request: texture lookups, first-level hits and fills
-    (``req_*``, indexed by request).  Returns addresses, ops (1: store), lengths
-    and compute units of the stream.
+    (``req_*``, indexed by request), the stream entries each request put out
+    (``req_count``) and the farthest texture level a read's hit came from
+    (``req_tex_far``, -1: none).  Returns addresses, ops (1: store), lengths and
+    compute units of the stream.
     """
     total = 0
     for q in range(ex.shape[0]):
@@ -203,8 +205,11 @@ def texture_stream(ex, is_mem, is_tex, units, unit_ptr, unit_bytes, tunits, tuni
                 req_lookups[r] += 1
                 if lv == 0:
                     req_hits[r] += 1
+                if lv > req_tex_far[r]:
+                    req_tex_far[r] = lv
                 if lv < 0:
                     req_fills[r] += 1
+                    req_count[r] += 1
                     addrs[k] = (tunits[u] // fill_bytes) * fill_bytes
                     ops[k] = 0
                     lens[k] = fill_bytes
@@ -218,6 +223,7 @@ def texture_stream(ex, is_mem, is_tex, units, unit_ptr, unit_bytes, tunits, tuni
             lens[k] = unit_bytes
             cus[k] = cu
             k += 1
+        req_count[r] += unit_ptr[r + 1] - unit_ptr[r]
     return addrs[:k], ops[:k], lens[:k], cus[:k]
 
 

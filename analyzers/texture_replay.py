@@ -166,11 +166,15 @@ class TextureReplay:
         line = self.caches.first_line_bytes
         _, _, tunits, tunit_ptr = distinct_segments(order, req_ptr, addr, size, line, is_read, line)
         c = self.caches
-        look, hits, fills = (np.zeros(nreq, np.int64) for _ in range(3))
+        look, hits, fills, count = (np.zeros(nreq, np.int64) for _ in range(4))
+        tex_far = np.full(nreq, -1, np.int64)
         out = texture_stream(ex, is_mem, is_read, units, unit_ptr, unit_bytes, tunits, tunit_ptr,
                              c.last_line_bytes, rq_op, LOAD, cu_of_req, c.tags, c.stamps, c.clock, c.stats,
-                             c.sets, c.ways, c.line_bits, c.per_instance, c.offset, look, hits, fills)
+                             c.sets, c.ways, c.line_bits, c.per_instance, c.offset, look, hits, fills, count,
+                             tex_far)
         self._req.update(texture_lookups=look, texture_hits=hits, texture_fills=fills)
+        #: per request: its entries in the returned stream and the farthest texture level it hit
+        self.stream_layout = (count, tex_far)
         self._req["cache_lookups"] = np.where(is_read, fills, self._req["cache_lookups"])
         return out
 
@@ -190,7 +194,8 @@ class TextureReplay:
         empty = np.zeros(1, np.int64)
         texture_stream(ex, mask, mask, empty, np.zeros(nreq + 1, np.int64), 1, wunits, wptr,
                        w.last_line_bytes, np.zeros(nreq, np.int32), 0, cu_of_req, w.tags, w.stamps, w.clock,
-                       w.stats, w.sets, w.ways, w.line_bits, w.per_instance, w.offset, look, hits, fills)
+                       w.stats, w.sets, w.ways, w.line_bits, w.per_instance, w.offset, look, hits, fills,
+                       np.zeros(nreq, np.int64), np.full(nreq, -1, np.int64))
         self._req.update(whatif_texture_lookups=look, whatif_texture_hits=hits, whatif_cache_lookups=fills)
         self._req["whatif_rows"] = _distinct_rows(order, req_ptr, rows, mask)
 

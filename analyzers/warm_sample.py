@@ -133,6 +133,8 @@ def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFo
     rep.constant_caches = _texture_levels([counted.constant.level_stats()] if counted.constant else [])
     if pats is not None:
         rep.patterns = {launch: pats}
+    if counted.fills is not None:  # lines per request and where the warm run found each request's data
+        rep.fills = {launch: counted.fills.counts()}
     estimate = MemoryEstimate("warm_sample", int(groups_recorded), int(total_groups), float(scale),
                               *compulsory_bytes)
     return rep, estimate

@@ -151,3 +151,52 @@ def test_launch_costs_and_utilisation_in_the_evidence():
     u = b.evidence["utilization"]
     assert u["alu"] == pytest.approx(1e-7 / b.time_s) and u["DRAM"] == pytest.approx(b.memory_s / b.time_s)
     assert b.evidence["rounds"] == 8 and b.evidence["launch_overhead_s"] == pytest.approx(1e-6)
+
+
+def test_stores_move_at_their_own_rate():
+    """The L2 streams 128 B/cycle of loads here but takes stores at 32: 64 KB loaded and 32 KB
+    stored cost 512 + 1000 cycles, not 750."""
+    lv = LevelTraffic("L2", "shared", 96e3, 128, 100, 0, 0, store_bytes=32e3, store_bandwidth_bytes_per_cycle=32)
+    tr = MemoryTraffic(levels=(lv,), dram_bytes=0.0, load_requests=0.0, load_transactions=0.0)
+    assert memory_times(tr, T, active_cus=1)["L2"] == pytest.approx((64e3 / 128 + 32e3 / 32) / 1e9)
+    same = MemoryTraffic(levels=(LevelTraffic("L2", "shared", 96e3, 128, 100, 0, 0, store_bytes=32e3),),
+                         dram_bytes=0.0, load_requests=0.0, load_transactions=0.0)
+    assert memory_times(same, T, active_cus=1)["L2"] == pytest.approx(96e3 / 128 / 1e9)
+
+
+def test_utilisation_is_a_share_of_the_whole_device():
+    """An L1 saturated on 1 of 4 units is a quarter of the device's L1 peak: latency, as Nsight
+    says of a grid too small to fill the device; on all 4 units the same share is memory."""
+    tr = traffic(l1_bytes=64e3 * 10)
+    alone = classify(0.0, tr, LoadChains(0.0, 0.0), resident_waves=1, target=T, active_cus=1)
+    assert alone.memory_bottleneck == "L1" and alone.time_s == pytest.approx(10e-6)
+    assert alone.evidence["utilization"]["L1"] == pytest.approx(0.25)
+    assert alone.verdict == "latency"
+    spread = classify(0.0, traffic(l1_bytes=64e3 * 40), LoadChains(0.0, 0.0), resident_waves=4, target=T,
+                      active_cus=4)
+    assert spread.verdict == "memory" and spread.evidence["utilization"]["L1"] == pytest.approx(1.0)
+
+
+def test_sustained_bandwidth_counts_its_share_of_peak():
+    lv = LevelTraffic("L2", "shared", 128e3, 128, 100, 0, 0, sustained_share=0.5)
+    tr = MemoryTraffic(levels=(lv,), dram_bytes=0.0, load_requests=0.0, load_transactions=0.0)
+    b = classify(0.0, tr, LoadChains(0.0, 0.0), resident_waves=1, target=T, active_cus=4)
+    assert b.time_s == pytest.approx(1e-6) and b.evidence["utilization"]["L2"] == pytest.approx(0.5)
+    assert b.verdict == "latency"
+
+
+def test_dependent_issue_floor_binds_below_the_latency_in_waves():
+    """One wave per scheduler at a 4-cycle dependent latency issues every 4 cycles: 1000 slots
+    take 4000 cycles; with 8 waves per scheduler the floor falls below the issue time."""
+    from dataclasses import replace
+
+    from analyzers.alu import AluResult, dependent_issue_s
+    tgt = replace(T, simd=replace(T.simd, issuers_per_cu=4, dependent_issue_cycles=4.0))
+    alu = AluResult(4000.0, 4000.0, 1, 4, 1e-6, False, (), pd.DataFrame(), slots_busiest_cu=4000.0)
+    assert dependent_issue_s(alu, 4.0, tgt) == pytest.approx(4000 / 4 * 4 / 1 / 1e9)
+    assert dependent_issue_s(alu, 32.0, tgt) == pytest.approx(1000 * 4 / 8 / 1e9)
+    assert dependent_issue_s(alu, 4.0, T) == 0.0           # a target without the figure
+    b = classify(1e-6, traffic(), LoadChains(0.0, 0.0), resident_waves=4, target=tgt, active_cus=1,
+                 issue_s=dependent_issue_s(alu, 4.0, tgt))
+    assert b.verdict == "latency" and b.time_s == pytest.approx(4e-6)
+    assert b.evidence["dependent_issue_s"] == pytest.approx(4e-6)

@@ -149,3 +149,46 @@ def test_fill_tracker_counts_same_step_hits_and_lines():
 def test_occurrences_count_per_wave_and_site():
     occ = occurrences(np.array([0, 0, 0, 1, 1]), np.array([3, 4, 3, 3, 3]), 4)
     assert occ.tolist() == [0, 0, 1, 0, 1]
+
+
+def _row_walk(iterations=16, lanes=32, pitch=4096, extra_site=False):
+    """One wave whose lanes each walk their own row of floats in step (atax's first kernel)."""
+    from test_memory_replay import accesses
+
+    def per_item(g, i):
+        out = [(1, "global", "load", (1 << 24) + i * pitch + 4 * k, 4) for k in range(iterations)]
+        if extra_site:  # a broadcast load beside it, every iteration: x[k]
+            out = [r for k in range(iterations) for r in (out[k], (2, "global", "load", (1 << 26) + 4 * k, 4))]
+        return out
+    return accesses(per_item, 1, lanes)
+
+
+def test_replay_tallies_steps_by_their_farthest_level():
+    """32 lanes walking rows: each request touches 32 lines, and all of them miss together every
+    8 floats (a 32-byte sector) while the 7 iterations between hit the L1 on every lane."""
+    from analyzers.memory import replay_memory
+    h200 = load_target("nvidia-h200")
+    f = replay_memory(_row_walk(), h200, patterns=False).fills[0]
+    assert f["depth_requests"] == [14, 0, 2]          # L1, L2, DRAM
+    assert f["depth_lines"] == [14 * 32, 0, 2 * 32]
+    # a second load site issued at the same steps: a step lasts as long as its slowest request
+    f2 = replay_memory(_row_walk(extra_site=True), h200, patterns=False).fills[0]
+    assert sum(f2["depth_requests"]) == 16
+    assert f2["depth_requests"][2] >= 2 and f2["load_requests"] == 32
+
+
+def test_steps_take_their_farthest_level_not_independent_draws():
+    """The same hit rate (7 of 8 lane lookups in L1) priced two ways: drawn independently,
+    nearly every 32-line request waits for DRAM; tallied, one step in eight does."""
+    h200 = load_target("nvidia-h200")
+    clock = h200.clock_mhz * 1e6
+    l1 = LevelTraffic("L1", "compute_unit", 0.0, 128, 40, 512.0, 448.0)
+    l2 = LevelTraffic("L2", "shared", 0.0, 4020, 290, 64.0, 0.0)
+    drawn = MemoryTraffic(levels=(l1, l2), dram_bytes=0.0, load_requests=16.0, load_transactions=512.0,
+                          load_lines=512.0)
+    tallied = replace(drawn, depth_requests={"L1": 14.0, "DRAM": 2.0}, depth_lines={"L1": 448.0, "DRAM": 64.0})
+    dram_base = h200.dram.latency_ns * 1e-9 - h200.dram.latency_tail_ns * 1e-9
+    slowest32 = dram_base + h200.dram.latency_tail_ns * 1e-9 * H[32]
+    want = 14 / 16 * 40 / clock + 2 / 16 * slowest32
+    assert request_latency_s(tallied, h200, 32.0) == pytest.approx(want, rel=2e-3)
+    assert request_latency_s(drawn, h200, 32.0) > 4 * want

@@ -112,9 +112,9 @@ def test_sampler_borders_names_the_clamps_and_gains_by_replay():
     (f,) = _priced(rk.SAMPLES / "conv3x3_buffer.tkt", "adreno-640", "GEN-SAMPLER-BORDERS")
     assert f.evidence["clamp_lines"] == ["conv2d.cl:14", "conv2d.cl:15"]
     assert f.evidence["clamp_instructions_per_read"] == 2
-    # on Adreno the sample is memory-bound: dropping two ALU instructions per read saves no time,
-    # so the replay makes it a note; on Intel, where the ALU term leads, it is a finding
-    assert f.gain_method == "replay" and f.estimated_gain_fraction == 0 and f.severity == "note"
+    # the ALU term leads on both (Adreno: 4.28 us of ALU against 3.14 of memory), so dropping two
+    # ALU instructions per read saves time there, priced by the replay
+    assert f.gain_method == "replay" and f.estimated_gain_fraction > 0.05 and f.severity != "note"
     (i,) = _priced(rk.SAMPLES / "conv3x3_buffer.tkt", "intel-hd530", "GEN-SAMPLER-BORDERS")
     assert i.gain_method == "replay" and i.estimated_gain_fraction > 0.05
     # the bilinear resize clamps with min and max: found too; the loop bounds' compares are not clamps

@@ -74,12 +74,14 @@ def test_only_numbers_the_launch_reads_are_tried():
 
 
 def test_cache_size_variants_replay_the_launch_again():
-    """Three 4 KiB arrays read, then the first again: 12 KiB of reuse fits the 16 KiB L1, not 8 KiB."""
+    """Three 4 KiB arrays read, then the first again by the same load (a second iteration, which
+    waits for the first): 12 KiB of reuse fits the 16 KiB L1, not 8 KiB."""
     n = 1024
     b = KernelBuilder("reuse", n, n)
-    for site, base in enumerate((0x100000, 0x101000, 0x102000, 0x100000)):
+    for site, base in ((0, 0x100000), (1, 0x101000), (2, 0x102000), (0, 0x100000)):
         b.access(site, base + 4 * b.gid)
-    for site in range(4):
+    b.count(0, "load", 2)
+    for site in (1, 2):
         b.count(site, "load", 1)
     t = assume(make_target(cus=1), "caches.L1.size_bytes")
     df = sensitivity(b.trace(), t).set_index("factor")

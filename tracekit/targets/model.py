@@ -39,6 +39,9 @@ class SimdSpec:
     #: Lanes a packed work-group takes at least (PowerVR: two-item groups leave half
     #: of a four-lane slot idle).
     pack_slot_min_items: int = 1
+    #: Cycles between a wave's instruction and the next one that needs its result (0: not
+    #: modelled); a scheduler with fewer resident waves than this idles in between.
+    dependent_issue_cycles: float = 0.0
 
     @property
     def lanes(self) -> int:
@@ -60,6 +63,13 @@ class CacheLevel:
     write_allocate: bool = True
     latency_cycles: float = 0.0
     bandwidth_bytes_per_cycle: float = 0.0   # per instance (per CU for compute_unit scope)
+    #: Bytes per cycle the level takes in stores, where they cost more than loads (0: the same
+    #: as ``bandwidth_bytes_per_cycle``).
+    store_bandwidth_bytes_per_cycle: float = 0.0
+    #: Share of the level's peak that its bandwidths above sustain (1: they are the peak).  Time
+    #: uses the sustained rates; the verdict's utilisation is measured against the peak, as
+    #: Nsight Compute's speed of light is.
+    sustained_share: float = 1.0
     #: How a line picks its set: "modulo" (line address mod sets) or "xor" (the upper
     #: line-address bits XOR-folded onto the set bits first, as hashed GPU caches do).
     index: str = "modulo"

@@ -86,6 +86,9 @@ SIMD = {
     "lanes_per_issuer": Field("int", required=False, doc="32-bit ALU lanes behind one scheduler", **POS),
     "pack_slot_min_items": Field("int", required=False, doc="lanes a packed work-group takes at least",
                                  **POS),
+    "dependent_issue_cycles": Field("float", required=False, **NONNEG,
+                                    doc="cycles before a wave can issue an instruction that uses the "
+                                        "last one's result (0: not modelled)"),
 }
 
 CACHE = {
@@ -103,6 +106,11 @@ CACHE = {
     "write_allocate": Field("bool", required=False, doc="a store miss brings the line in"),
     "latency_cycles": Field("float", required=False, doc="load-to-use latency of a hit", **NONNEG),
     "bandwidth_bytes_per_cycle": Field("float", required=False, doc="per instance", **NONNEG),
+    "store_bandwidth_bytes_per_cycle": Field("float", required=False, doc="per instance, for stores "
+                                             "(0: as bandwidth_bytes_per_cycle)", **NONNEG),
+    "sustained_share": Field("float", required=False, rule="must be > 0 and <= 1",
+                             check=lambda v: 0 < v <= 1,
+                             doc="share of the level's peak its bandwidths sustain (default 1)"),
     "index": Field("str", required=False, choices=SET_INDEXES,
                    rule=f"must be one of {', '.join(SET_INDEXES)}",
                    doc="set index: line address modulo the sets, or with its upper bits XOR-folded "
