@@ -189,3 +189,23 @@ def test_line_may_shrink_towards_dram(stream):
     assert l2[:4].sum() == 2 * (fills + l1[4])
     assert l2[2] + l2[3] == 2 * l1[4]  # write-backs arrive as stores
     assert h.dram_bytes_read == 64 * (l2[1] + l2[3])
+
+
+def test_kernels_compile_in_memory_when_no_folder_takes_their_source(monkeypatch):
+    """A full disk (every write refused): the replay kernels are built from their source in memory
+    and replay as the cached ones do."""
+    from analyzers import cache_kernels as ck
+
+    def refuse(path, text):
+        raise OSError(28, "No space left on device")
+
+    levels = (CacheLevel("L1", "compute_unit", 2048, 64, 2), CacheLevel("L2", "shared", 8192, 64, 4))
+    want = CacheHierarchy(levels)
+    want.access(np.arange(0, 8192, 4), lengths=4)
+    monkeypatch.setattr(ck, "_write_once", refuse)
+    monkeypatch.setattr(ck, "_LOADED", {})
+    got = CacheHierarchy(levels)
+    got.access(np.arange(0, 8192, 4), lengths=4)
+    assert type(ck._LOADED[got._geoms]).__name__ == "module"
+    assert getattr(ck._LOADED[got._geoms], "__file__", None) is None   # not loaded from a file
+    assert [s.__dict__ for s in got.stats()] == [s.__dict__ for s in want.stats()]
