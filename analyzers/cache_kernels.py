@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: Bumped when the meaning of the generated code changes without a text change.
-_VERSION = 6
+_VERSION = 7
 _LOCK = threading.Lock()
 _LOADED: dict[tuple, object] = {}
 
@@ -319,6 +319,7 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, firsts
     pend_lvl = np.zeros({n}, np.int64)
     pend_tag = np.zeros({n}, np.int64)
     pend_dirty = np.zeros({n}, np.int64)
+    before = np.zeros({n}, np.int64)
     reach = np.zeros({n + 1}, np.int64)  # walks by the level they stopped at
     hits = np.zeros({n + 1}, np.int64)   # of which ended by a hit there (or at DRAM)
     nl = lens.shape[0] > 1
@@ -357,15 +358,20 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, firsts
             shrink = False
             for _once in range(1):
 {_ind(walk, 16)}            reach[stop] += 1
-            if nd and stop > depth[i]:
-                depth[i] = stop  # the farthest level one of the access's units came from
             if shrink:
                 stack[0, 0] = 0
                 stack[0, 1] = stop
                 stack[0, 2] = a
                 stack[0, 3] = units[stop - 1]
+                for lv in range(stop, {n}):
+                    before[lv] = stats[lv, 1]
                 clk = drain(sts, stats, dram, stack, 1, cu, clk, touch_lru)
-            else:
+                for lv in range(stop, {n}):  # the fill went as deep as the last level that missed
+                    if stats[lv, 1] > before[lv]:
+                        stop = lv + 1
+            if nd and stop > depth[i]:
+                depth[i] = stop  # the farthest level one of the access's units came from
+            if not shrink:
                 hits[stop] += 1
 {_ind(_pending(pend), 12) if wb else ""}    clock[0] = clk
     deeper = 0  # a walk that stopped at level e missed on every level above e

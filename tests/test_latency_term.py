@@ -158,7 +158,8 @@ def _row_walk(iterations=16, lanes=32, pitch=4096, extra_site=False):
     def per_item(g, i):
         out = [(1, "global", "load", (1 << 24) + i * pitch + 4 * k, 4) for k in range(iterations)]
         if extra_site:  # a broadcast load beside it, every iteration: x[k]
-            out = [r for k in range(iterations) for r in (out[k], (2, "global", "load", (1 << 26) + 4 * k, 4))]
+            x = [(2, "global", "load", (1 << 26) + 4 * k, 4) for k in range(iterations)]
+            out = [r for k in range(iterations) for r in (out[k], x[k])]
         return out
     return accesses(per_item, 1, lanes)
 
@@ -186,9 +187,25 @@ def test_steps_take_their_farthest_level_not_independent_draws():
     l2 = LevelTraffic("L2", "shared", 0.0, 4020, 290, 64.0, 0.0)
     drawn = MemoryTraffic(levels=(l1, l2), dram_bytes=0.0, load_requests=16.0, load_transactions=512.0,
                           load_lines=512.0)
-    tallied = replace(drawn, depth_requests={"L1": 14.0, "DRAM": 2.0}, depth_lines={"L1": 448.0, "DRAM": 64.0})
+    tallied = replace(drawn, depth_requests={"L1": 14.0, "DRAM": 2.0},
+                      depth_lines={"L1": 448.0, "DRAM": 64.0})
     dram_base = h200.dram.latency_ns * 1e-9 - h200.dram.latency_tail_ns * 1e-9
     slowest32 = dram_base + h200.dram.latency_tail_ns * 1e-9 * H[32]
     want = 14 / 16 * 40 / clock + 2 / 16 * slowest32
     assert request_latency_s(tallied, h200, 32.0) == pytest.approx(want, rel=2e-3)
     assert request_latency_s(drawn, h200, 32.0) > 4 * want
+
+
+@pytest.mark.parametrize("name", ["adreno-640", "powervr-gx6650", "intel-hd530", "nvidia-h200"])
+def test_depth_levels_are_named_as_the_target_numbers_them(name):
+    """A cold stream of buffer reads waits for DRAM on every step, on targets with texture caches
+    (numbered first) as on those without."""
+    from test_memory_replay import accesses
+
+    from analyzers.memory import replay_memory
+    from analyzers.memory_adapter import launch_memory
+    df = accesses(lambda g, i: [(1, "global", "load", (1 << 24) + 4 * (64 * g + i), 4)], 4, 64)
+    t = load_target(name)
+    mem = launch_memory(replay_memory(df, t, patterns=False), t, 1.0, 0)
+    assert set(mem.traffic.depth_requests) == {"DRAM"}
+    assert request_latency_s(mem.traffic, t, 1.0) >= 0.999 * t.dram.latency_ns * 1e-9
