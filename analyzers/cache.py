@@ -176,6 +176,24 @@ class CacheHierarchy:
         self._stats[:] = 0
         self._dram[:] = 0
 
+    def settle_units(self) -> None:
+        """Keep what the per-unit levels hold (written back, so clean); empty the shared levels and
+        zero every counter.
+
+        The counterpart of :meth:`settle_shared` for a sample replayed without a footprint: a
+        compute unit of the whole launch runs many work-groups one after the other, so data
+        they all read (SpMV's vector, a filter's coefficients) waits in its first level, while
+        the shared levels stay as the plain sampled replay has them, cold.
+        """
+        for k, g in enumerate(self._geoms):
+            if g.per_cu and g.write_back:
+                self._flush_level(k)
+        for k, g in enumerate(self._geoms):
+            if not g.per_cu:
+                self._states[k][:] = self._empty_state(g)
+        self._stats[:] = 0
+        self._dram[:] = 0
+
     def access(self, addrs, *, ops=None, lengths=1, cus=0, levels=0, depth: np.ndarray | None = None) -> None:
         """Replay accesses in order: byte ranges ``[addr, addr + length)``.
 

@@ -309,6 +309,10 @@ class _LaunchReplay:
             self.h.reset()
         self.fills = FillTracker(target.caches[0].line_bytes, target.compute_units) \
             if self.h is not None else None
+        #: work-group g runs on compute unit (g + cu_shift) % cu_span when cu_span is set (a
+        #: sample's second pass meets the per-unit caches another group left)
+        self.cu_shift = 0
+        self.cu_span = 0
         self._buffers: dict[str, np.ndarray] = {}
 
     def _buffer(self, name: str, n: int) -> np.ndarray:
@@ -415,13 +419,16 @@ class _LaunchReplay:
                              (rq_op == OP_CODES["atomic"]) & (rq_space == SPACE_CODES["global"]))
         if self.h is not None and is_mem.any():
             ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units))
+            if self.cu_span:
+                cu_of_req = (cu_of_req + self.cu_shift) % self.cu_span
             self.fills.add(ex, is_mem & (rq_op == OP_CODES["load"]), *distinct, cu_of_req, req_wave,
                            wave_vg, rq_site)
             filtered = None
             if tex is not None:  # image reads through the texture caches, in the same order
                 filtered = tex.stream(order, req_ptr, addr, size, ex, is_mem, rq_space, rq_op, cu_of_req,
                                       units, unit_ptr, unit, first)
-            n_tex = len(tex.caches.sets) if tex is not None and tex.caches is not None else 0
+            # levels are numbered texture caches first, as the adapter names them (memory_adapter)
+            n_tex = len(t.texture.caches) if t.texture is not None else 0
             is_load = is_mem & (rq_op == OP_CODES["load"])
             if filtered is not None:
                 addrs, ops, lens, cus = filtered

@@ -18,7 +18,14 @@ from analyzers.bound import LevelTraffic, MemoryTraffic
 from analyzers.patterns import Patterns
 from analyzers.texture_replay import SITE_SUMS as TEXTURE_SUMS
 from analyzers.texture_replay import add_rates, image_site_facts
-from analyzers.warm_sample import MemoryEstimate, applies, plain_estimate, replay_warm
+from analyzers.warm_sample import (
+    MemoryEstimate,
+    applies,
+    plain_estimate,
+    replay_warm,
+    replay_warm_units,
+    warm_units_apply,
+)
 from tracekit.trace.footprint import launch_footprint
 
 MEMORY_SPACES = ("global", "constant", "image")
@@ -311,6 +318,10 @@ def memory_by_launch(trace, target, geos, targets: dict | None = None) -> dict[i
         if applies(t, footprint, g.sample_scale):
             rep, estimate = replay_warm(trace, t, g.launch, g.work_group_size, footprint, g.sample_scale,
                                         groups_recorded=g.groups_recorded, total_groups=g.total_groups)
+        elif warm_units_apply(t, g.sample_scale, g.groups_recorded or g.num_groups):
+            rep = replay_warm_units(trace, t, g.launch, g.work_group_size)
+            estimate = plain_estimate(g.groups_recorded or g.num_groups, g.total_groups or g.num_groups,
+                                      g.sample_scale)
         else:
             rep = replay_memory(trace, t, launches=[g.launch], group_sizes=sizes)
             estimate = plain_estimate(g.groups_recorded or g.num_groups, g.total_groups or g.num_groups,

@@ -65,10 +65,10 @@ class MemoryEstimate:
     """How a launch's memory counts were obtained (``memory.estimate`` in the JSON result).
 
     ``whole``: every work-group was recorded and replayed.  ``scaled``: a sample was
-    replayed from cold caches and its counts multiplied by ``scale`` (no footprint in
-    the trace).  ``warm_sample``: the sample was replayed with the shared caches at
-    steady state and the grid's compulsory traffic taken from its footprint (this
-    module's docstring).
+    replayed from cold shared caches (per-unit caches warmed, :func:`replay_warm_units`)
+    and its counts multiplied by ``scale`` (no footprint in the trace).  ``warm_sample``:
+    the sample was replayed with the shared caches at steady state and the grid's
+    compulsory traffic taken from its footprint (this module's docstring).
     """
 
     method: str
@@ -96,10 +96,15 @@ def applies(target, footprint: LaunchFootprint | None, scale: float) -> bool:
     return bool(scale > 1 and footprint is not None and target.caches and target.caches[-1].scope == "shared")
 
 
-def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFootprint, scale: float,
-                *, groups_recorded: int = 0, total_groups: int = 0,
-                chunk_rows: int = 1 << 20) -> tuple[MemoryReplay, MemoryEstimate]:
-    """Replay one sampled launch as the module docstring says; counts are the recorded share."""
+def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows: int, *,
+                rotate: bool = False, counted_levels=None):
+    """Run the recorded groups once, ``settle(hierarchy)``, then count a second run.
+
+    ``rotate``: the counted run moves group g to the unit of group g + n/2 (n the units the
+    sample used).  ``counted_levels(levels, dram, hierarchy)`` may correct the counted run's
+    level counts and DRAM bytes before they are assembled (it returns them and an extra value
+    passed back).  Returns the one-launch :class:`MemoryReplay` and that extra value.
+    """
     hierarchy = CacheHierarchy.from_target(target)
     kernels: dict[str, int] = {}
     columns = replay_columns(trace, target)
@@ -117,15 +122,19 @@ def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFo
     first = _LaunchReplay(target, hierarchy, group_size or None, texture(), patterns=False)
     for cols, _ in chunks():
         first.add(cols)
-    hierarchy.settle_shared()
+    settle(hierarchy)
     counted = _LaunchReplay(target, hierarchy, group_size or None, texture(), reset=False)
+    if rotate:
+        span = max(1, min(int(first.groups_done), int(target.compute_units)))  # units the sample used
+        counted.cu_span, counted.cu_shift = span, span // 2
     for cols, _ in chunks():
         counted.add(cols)
     evicted_dirty = hierarchy.dram_bytes_written  # write-backs of the counted run, before the flush
     kernel = next(iter(kernels), "")
     sites, levels, dram, degrees, texture_levels, pats = counted.finish(kernel, launch)
-    levels, dram, compulsory_bytes = steady_state(levels, dram, evicted_dirty, footprint, target.caches,
-                                                  scale)
+    extra = None
+    if counted_levels is not None:
+        levels, dram, extra = counted_levels(levels, dram, evicted_dirty)
     row = _launch_row(kernel, launch, counted.accesses, sites, levels, dram, counted.first_level_cycles,
                       counted.atomic_cycles())
     rep = _assemble(target, counted.accesses, [sites], [degrees], [row], [levels])
@@ -133,11 +142,46 @@ def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFo
     rep.constant_caches = _texture_levels([counted.constant.level_stats()] if counted.constant else [])
     if pats is not None:
         rep.patterns = {launch: pats}
-    if counted.fills is not None:  # lines per request and where the warm run found each request's data
+    if counted.fills is not None:  # lines per request and where the counted run found each request's data
         rep.fills = {launch: counted.fills.counts()}
+    return rep, extra
+
+
+def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFootprint, scale: float,
+                *, groups_recorded: int = 0, total_groups: int = 0,
+                chunk_rows: int = 1 << 20) -> tuple[MemoryReplay, MemoryEstimate]:
+    """Replay one sampled launch as the module docstring says; counts are the recorded share."""
+    rep, compulsory_bytes = _two_passes(
+        trace, target, launch, group_size, CacheHierarchy.settle_shared, chunk_rows,
+        counted_levels=lambda levels, dram, evicted: steady_state(levels, dram, evicted, footprint,
+                                                                  target.caches, scale))
     estimate = MemoryEstimate("warm_sample", int(groups_recorded), int(total_groups), float(scale),
                               *compulsory_bytes)
     return rep, estimate
+
+
+def replay_warm_units(trace, target, launch: int, group_size: int, chunk_rows: int = 1 << 20) -> MemoryReplay:
+    """Replay a sample without a footprint with each compute unit's caches warm; counts are the
+    recorded share.
+
+    On the device a compute unit runs work-group after work-group (SpMV's 4096 groups, 31
+    per SM), so what they all read stays in its first-level cache: the H200 serves 73 % of
+    the vector-kernel's L1 lookups.  A sample of 32 groups spread one per unit meets every
+    unit cold (17 %).  The recorded groups are replayed once to fill the per-unit levels,
+    which keep their lines (:meth:`~analyzers.cache.CacheHierarchy.settle_units`), then
+    counted with each group moved to the unit of the group half the sample away: it finds
+    another group's data, not its own, and groups that far apart share no neighbours' rows.
+    The shared levels start cold in the counted pass, as in the plain sampled replay.
+    """
+    rep, _ = _two_passes(trace, target, launch, group_size, CacheHierarchy.settle_units, chunk_rows,
+                         rotate=True)
+    return rep
+
+
+def warm_units_apply(target, scale: float, groups_recorded: int) -> bool:
+    """Whether :func:`replay_warm_units` serves a sample: sampled, with a per-unit cache level, and
+    groups enough that half the sample away is another group."""
+    return bool(scale > 1 and groups_recorded > 1 and any(c.scope == "compute_unit" for c in target.caches))
 
 
 def _unit(level) -> int:

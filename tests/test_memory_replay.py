@@ -184,3 +184,26 @@ def test_dictionary_order_does_not_matter():
     assert a.to_dict() == b.to_dict()
     pd.testing.assert_frame_equal(a.per_site, b.per_site)
     pd.testing.assert_frame_equal(a.conflict_degrees, b.conflict_degrees)
+
+
+def test_sample_meets_the_per_unit_caches_another_group_left(tmp_path):
+    """Eight recorded groups read one shared row and a row of their own.  Replayed plainly each
+    unit is cold; with the units warmed by the first pass, the shared row hits in the L1 and the
+    own rows still miss (a group never meets its own data); the shared level starts cold."""
+    from analyzers.warm_sample import replay_warm_units
+    from tracekit.targets import load_target
+
+    def per_item(g, i):
+        return [(1, "global", "load", BASE + 4 * i, 4),
+                (2, "global", "load", BASE + (1 << 22) + 4 * (32 * g + i), 4)]
+    df = accesses(per_item, 8, 32)
+    table = conform(pa.Table.from_pandas(df, preserve_index=False), "accesses")
+    trace = open_trace(write_trace(tmp_path / "shared.tkt", table, launches=launches_table({0: (8, 32)})))
+    h200 = load_target("nvidia-h200")
+    cold = replay_memory(trace, h200)
+    assert cold.caches[0]["load_hits"] == 0
+    warm = replay_warm_units(trace, h200, 0, 32)
+    l1 = warm.caches[0]
+    assert l1["load_hits"] == 8 * 4 and l1["load_misses"] == 8 * 4   # 4 sectors a request
+    assert warm.caches[1]["load_hits"] == 0                           # L2 cold: the misses go on
+    assert warm.to_dict()["memory"]["requests"] == cold.to_dict()["memory"]["requests"] == 16
