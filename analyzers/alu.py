@@ -103,7 +103,8 @@ def cost_of(opclass: str, table: dict[str, float]) -> tuple[float, str]:
     """Cycles per issue of ``opclass`` and the table key that priced it.
 
     Unlisted classes of :data:`SAME_AS` take their hardware instructions' price, those of
-    :data:`NO_INSTRUCTIONS` nothing, other unlisted ``math_<builtin>`` classes ``math_default``, anything else ``other``.
+    :data:`NO_INSTRUCTIONS` nothing, other unlisted ``math_<builtin>`` classes
+    ``math_default``, anything else ``other``.
     """
     if opclass in table:
         return table[opclass], opclass

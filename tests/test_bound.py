@@ -155,8 +155,9 @@ def test_launch_costs_and_utilisation_in_the_evidence():
 
 def test_stores_move_at_their_own_rate():
     """The L2 streams 128 B/cycle of loads here but takes stores at 32: 64 KB loaded and 32 KB
-    stored cost 512 + 1000 cycles, not 750."""
-    lv = LevelTraffic("L2", "shared", 96e3, 128, 100, 0, 0, store_bytes=32e3, store_bandwidth_bytes_per_cycle=32)
+    stored cost 500 + 1000 cycles, not 750."""
+    lv = LevelTraffic("L2", "shared", 96e3, 128, 100, 0, 0, store_bytes=32e3,
+                      store_bandwidth_bytes_per_cycle=32)
     tr = MemoryTraffic(levels=(lv,), dram_bytes=0.0, load_requests=0.0, load_transactions=0.0)
     assert memory_times(tr, T, active_cus=1)["L2"] == pytest.approx((64e3 / 128 + 32e3 / 32) / 1e9)
     same = MemoryTraffic(levels=(LevelTraffic("L2", "shared", 96e3, 128, 100, 0, 0, store_bytes=32e3),),
