@@ -73,16 +73,18 @@ def issue_slots(issues: np.ndarray, cost: np.ndarray, pipe: np.ndarray, unit: np
 
 
 def busy_cycles(issues: np.ndarray, cost: np.ndarray, pipe: np.ndarray, unit: np.ndarray,
-                n_units: int) -> np.ndarray:
+                n_units: int, slots: np.ndarray | None = None) -> np.ndarray:
     """Cycles each unit's issuers are busy, per unit.
 
     ``pipe`` is each row's pipe index, -1 for a class that holds the issuer for its whole
-    cost.  Issue slots are one per issue on a pipe plus the whole cost off a pipe; the unit
-    is busy for the larger of its slots and its busiest pipe's cycles.
+    cost.  Issue slots are one per issue on a pipe plus the whole cost off a pipe
+    (:func:`issue_slots`; ``slots`` when the caller has them); the unit is busy for the
+    larger of its slots and its busiest pipe's cycles.
     """
     cyc = issues * cost
     on_pipe = pipe >= 0
-    slots = issue_slots(issues, cost, pipe, unit, n_units)
+    if slots is None:
+        slots = issue_slots(issues, cost, pipe, unit, n_units)
     if not on_pipe.any():
         return slots
     n_pipes = int(pipe.max()) + 1
@@ -236,13 +238,13 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
 
     wave = issues["wave"].to_numpy()
     cu = cu_of_waves(wave, layout, cus)
-    per_cu = busy_cycles(count, cost, pipe, cu, cus)
+    slots_per_cu = issue_slots(count, cost, pipe, cu, cus)
+    per_cu = busy_cycles(count, cost, pipe, cu, cus, slots_per_cu)
     total = float(busy_cycles(count, cost, pipe, np.zeros(len(cu), dtype=np.int64), 1)[0]) * scale
     if pricing is not None and pricing.wave_cycles:
         waves = np.unique(wave)
         per_cu = per_cu + np.bincount(cu_of_waves(waves, layout, cus), minlength=cus) * pricing.wave_cycles
         total += len(waves) * pricing.wave_cycles * scale
-    slots_per_cu = issue_slots(count, cost, pipe, cu, cus)
     if scale > 1.0:
         # Sampled: spread the estimated total over the units the whole launch keeps busy.
         work_units = layout.waves if layout.packed else (geo.total_groups or geo.num_groups)

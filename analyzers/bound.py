@@ -317,14 +317,14 @@ def request_latency_s(traffic: MemoryTraffic, target, transactions_per_request: 
     """
     clock_hz = float(target.clock_mhz) * 1e6
     k = max(transactions_per_request, 1.0)
-    _, served = mean_load_latency_s(traffic, target)
     levels = traffic.texture_levels + traffic.levels
     lat = {lvl.name: lvl.latency_cycles / clock_hz for lvl in levels}
     lat["DRAM"] = float(target.dram.latency_ns) * 1e-9 + queue_s
     tails = latency_tails(traffic, target)
-    names = [lvl.name for lvl in levels]
     if traffic.depth_requests:
         return depth_latency_s(traffic, lat, tails)
+    _, served = mean_load_latency_s(traffic, target)
+    names = [lvl.name for lvl in levels]
     if any(tails.get(n, 0.0) > 0 for n in names + ["DRAM"]):
         lines = min(max(lines_per_request(traffic), 1.0), k)
         return slowest_of(lines, k / lines,

@@ -133,20 +133,27 @@ def step_depths(far: np.ndarray, lines: np.ndarray, step_key: np.ndarray, levels
 
     A step is one wave's k-th issue of its load sites (``step_key``): the loads of one
     iteration go out together and the next iteration waits for all of them, so a step
-    lasts as long as its slowest request.  Returns per level (last: DRAM) the steps and
-    the distinct lines they took from that level, summed.
+    lasts as long as its slowest request.  ``far``/``lines`` hold one row per way of
+    counting (:func:`_depths`); the same requests are loads in every row, so the steps are
+    found once.  Returns per row and level (last: DRAM) the steps and the distinct lines
+    they took from that level, summed.
     """
-    sel = far >= 0
+    rows = far.shape[0]
+    steps = np.zeros((rows, levels + 1), np.int64)
+    step_lines = np.zeros((rows, levels + 1), np.int64)
+    sel = far[0] >= 0
     if not sel.any():
-        return np.zeros(levels + 1, np.int64), np.zeros(levels + 1, np.int64)
-    f, n = far[sel], lines[sel]
+        return steps, step_lines
     _, inv = np.unique(step_key[sel], return_inverse=True)
-    top = np.full(int(inv.max()) + 1, -1, np.int64)
-    np.maximum.at(top, inv, f)
-    at = f == top[inv]
-    step_lines = np.bincount(inv[at], weights=n[at], minlength=len(top))
-    return (np.bincount(top, minlength=levels + 1).astype(np.int64),
-            np.rint(np.bincount(top, weights=step_lines, minlength=levels + 1)).astype(np.int64))
+    for row in range(rows):
+        f, n = far[row, sel], lines[row, sel]
+        top = np.full(int(inv.max()) + 1, -1, np.int64)
+        np.maximum.at(top, inv, f)
+        at = f == top[inv]
+        per_step = np.bincount(inv[at], weights=n[at], minlength=len(top))
+        steps[row] = np.bincount(top, minlength=levels + 1)
+        step_lines[row] = np.rint(np.bincount(top, weights=per_step, minlength=levels + 1))
+    return steps, step_lines
 
 
 class FillTracker:
@@ -199,10 +206,9 @@ class FillTracker:
         base = texture_far if texture_far is not None else np.full(len(is_mem), -1, np.int64)
         _depths(ex, is_mem, is_load, count.astype(np.int64, copy=False), base, texture_levels, stream_units,
                 depth, self._req_wait, self.line_shift, levels, far, lines)
-        for row in range(2):
-            steps, step_lines = step_depths(far[row], lines[row], self._step_key, total)
-            self._depth_counts[row] += steps
-            self._depth_lines[row] += step_lines
+        steps, step_lines = step_depths(far, lines, self._step_key, total)
+        self._depth_counts += steps
+        self._depth_lines += step_lines
 
     def skip_depths(self) -> None:
         """A chunk whose stream could not be tallied (texture or constant caches reshaped it):

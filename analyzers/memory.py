@@ -421,22 +421,15 @@ class _LaunchReplay:
             ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units))
             if self.cu_span:
                 cu_of_req = (cu_of_req + self.cu_shift) % self.cu_span
-            self.fills.add(ex, is_mem & (rq_op == OP_CODES["load"]), *distinct, cu_of_req, req_wave,
-                           wave_vg, rq_site)
+            is_load = is_mem & (rq_op == OP_CODES["load"])
+            self.fills.add(ex, is_load, *distinct, cu_of_req, req_wave, wave_vg, rq_site)
             filtered = None
             if tex is not None:  # image reads through the texture caches, in the same order
                 filtered = tex.stream(order, req_ptr, addr, size, ex, is_mem, rq_space, rq_op, cu_of_req,
                                       units, unit_ptr, unit, first)
-            # levels are numbered texture caches first, as the adapter names them (memory_adapter)
-            n_tex = len(t.texture.caches) if t.texture is not None else 0
-            is_load = is_mem & (rq_op == OP_CODES["load"])
             if filtered is not None:
                 addrs, ops, lens, cus = filtered
-                depth = self._buffer("depth", len(addrs))
-                depth.fill(-1)
-                self.h.access(addrs, ops=ops, lengths=lens, cus=cus, depth=depth)
-                count, tex_far = tex.stream_layout
-                self.fills.add_depths(ex, is_mem, is_load, count, addrs, depth, len(t.caches), tex_far, n_tex)
+                self._tallied_access(addrs, ops, lens, cus, ex, is_mem, is_load, *tex.stream_layout)
             else:
                 stream = self._buffer("stream", 4 * len(units)).reshape(4, -1)
                 addrs, ops, cus, const = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"],
@@ -446,11 +439,7 @@ class _LaunchReplay:
                     self.h.access(addrs, ops=ops, lengths=lens, cus=cus, levels=levels)
                     self.fills.skip_depths()
                 else:
-                    depth = self._buffer("depth", len(addrs))
-                    depth.fill(-1)
-                    self.h.access(addrs, ops=ops, lengths=unit, cus=cus, depth=depth)
-                    self.fills.add_depths(ex, is_mem, is_load, np.diff(unit_ptr), addrs, depth, len(t.caches),
-                                          None, n_tex)
+                    self._tallied_access(addrs, ops, unit, cus, ex, is_mem, is_load, np.diff(unit_ptr), None)
         key = (rq_site << 8) | (rq_space.astype(np.int64) << 4) | rq_op.astype(np.int64)
         self._add_sites(key, req_ptr, tx, breq, cycles, degree, is_local)
         if tex is not None:
@@ -461,6 +450,18 @@ class _LaunchReplay:
             per_req = np.diff(distinct[1]) if self.h is not None else None
             self.patterns.add_requests(key, order, req_ptr, req_wave, lane, addr, size, tx, ~is_local, first,
                                        rq_site, is_global_load, per_req)
+
+    def _tallied_access(self, addrs, ops, lens, cus, ex, is_mem, is_load, count, texture_far) -> None:
+        """Replay the stream through the data levels and tally each load step by the farthest level
+        it reached (:meth:`analyzers.inflight.FillTracker.add_depths`); ``count`` is each request's
+        entries in the stream, ``texture_far`` the texture level an image read hit (None: no images)."""
+        t = self.t
+        depth = self._buffer("depth", len(addrs))
+        depth.fill(-1)
+        self.h.access(addrs, ops=ops, lengths=lens, cus=cus, depth=depth)
+        # levels are numbered texture caches first, as the adapter names them (memory_adapter)
+        n_tex = len(t.texture.caches) if t.texture is not None else 0
+        self.fills.add_depths(ex, is_mem, is_load, count, addrs, depth, len(t.caches), texture_far, n_tex)
 
     def atomic_cycles(self) -> float:
         """Cycles of the line busiest with atomic updates (0 where not modelled)."""
