@@ -127,8 +127,18 @@ class CacheHierarchy:
             if index not in SET_INDEXES:
                 raise TargetError(f"caches.{lv.name}.index must be one of {', '.join(SET_INDEXES)}, "
                                   f"got {index!r}")
+            fetch = int(getattr(lv, "fetch_bytes", 0) or 0)
+            fbits = 0
+            if fetch:
+                _log2(fetch, f"caches.{lv.name}.fetch_bytes")
+            if fetch > unit:
+                fbits = _log2(fetch // unit, f"caches.{lv.name}.fetch_bytes")
+                if fbits > lbits - ubits or lv is not levels[-1]:
+                    raise TargetError(f"caches.{lv.name}.fetch_bytes {fetch}: a fetch block of the last "
+                                      "level's sectors, at most one line, is modelled")
             geoms.append(LevelGeometry(lv.sets, lv.ways, ubits, lbits - ubits, lv.scope == "compute_unit",
-                                       lv.write_policy == "write_back", bool(lv.write_allocate), index))
+                                       lv.write_policy == "write_back", bool(lv.write_allocate), index,
+                                       fbits))
         self._geoms = tuple(geoms)
         kernels(self._geoms)  # generate and import the kernel module up front
         self._stack = np.zeros((max_stack, 4), dtype=np.int64)
@@ -191,6 +201,19 @@ class CacheHierarchy:
         for k, g in enumerate(self._geoms):
             if not g.per_cu:
                 self._states[k][:] = self._empty_state(g)
+        self._stats[:] = 0
+        self._dram[:] = 0
+
+    def settle_all(self) -> None:
+        """Keep what every level holds (per-unit levels written back, so clean); zero every counter.
+
+        For a sample replayed with a footprint whose groups are enough to warm each other's
+        compute units (:func:`analyzers.warm_sample.replay_warm`): the shared levels and the
+        per-unit ones are then both as they are mid-launch.
+        """
+        for k, g in enumerate(self._geoms):
+            if g.per_cu and g.write_back:
+                self._flush_level(k)
         self._stats[:] = 0
         self._dram[:] = 0
 

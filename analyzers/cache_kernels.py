@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: Bumped when the meaning of the generated code changes without a text change.
-_VERSION = 7
+_VERSION = 8
 _LOCK = threading.Lock()
 _LOADED: dict[tuple, object] = {}
 
@@ -62,6 +62,7 @@ class LevelGeometry:
     write_back: bool
     write_allocate: bool
     index: str = "modulo"  # set index: "modulo" or "xor" (see set_index)
+    fetch_bits: int = 0    # log2 of units a load miss fetches from below (last level only)
 
 
 def _push(op: str, lvl: str, addr: str, length: str) -> str:
@@ -83,8 +84,11 @@ def _exprs(g: LevelGeometry) -> dict:
     setx = set_index(g.sets, g.index, g.unit_bits + g.sector_bits)
     inst = f"cu * {g.sets} + " if g.per_cu else ""
     blk = block_entries(g)
+    nf = 1 << g.fetch_bits
+    grp = (f"np.int64({(1 << nf) - 1}) << (u & {nsec - 1} & {~(nf - 1)})" if g.fetch_bits else bit)
     return dict(W=w, V=2 * w, BLK=blk, UB=g.unit_bits, SB=g.sector_bits, NSEC=nsec, SH=nsec,
-                DM=(1 << nsec) - 1, UNIT=1 << g.unit_bits, LINE=line, BIT=bit, BASE=f"({inst}{setx}) * {blk}")
+                DM=(1 << nsec) - 1, UNIT=1 << g.unit_bits, LINE=line, BIT=bit, GRP=grp,
+                BASE=f"({inst}{setx}) * {blk}")
 
 
 #: Bits of a byte address the replay keeps (bit 63 is cleared everywhere).
@@ -188,6 +192,20 @@ def _step(k: int, g: LevelGeometry) -> str:
     nxt = str(k + 1)
     down = _push("1", nxt, "a", "ln")  # pass the store to the next level
     present = "w >= 0" + (f" and (s[base + {e['V']} + w] & bit) != 0" if g.sector_bits else "")
+    # A fetching level looks a multi-unit load up as one request: a unit absent when the request
+    # arrives is a miss (op 3) even if the fetch of a unit before it brought it meanwhile.
+    late = ""
+    if g.fetch_bits:
+        late = f"""            o = op
+            if op == 0:
+                line = {e['LINE']}
+                bit = {e['BIT']}
+                base = {e['BASE']}
+                w = find{k}(s, base, line)
+                if not ({present}):
+                    o = 3
+"""
+    push_op = "o" if g.fetch_bits else "op"
     src = f"""
 @njit(cache=True, error_model="numpy")
 def step{k}(s, stats, stack, sp, op, a, ln, cu, clk, touch_lru):
@@ -198,7 +216,10 @@ def step{k}(s, stats, stack, sp, op, a, ln, cu, clk, touch_lru):
         for u in range(last, first - 1, -1):
             lo = max(a, u << {e['UB']})
             hi = min(a + ln, (u + 1) << {e['UB']})
-{_ind(_push("op", str(k), "lo", "hi - lo"), 12)}        return sp, clk
+{late}{_ind(_push(push_op, str(k), "lo", "hi - lo"), 12)}        return sp, clk
+    late = op == 3
+    if late:
+        op = 0
     u = first
     line = {e['LINE']}
     bit = {e['BIT']}
@@ -206,7 +227,7 @@ def step{k}(s, stats, stack, sp, op, a, ln, cu, clk, touch_lru):
     w = find{k}(s, base, line)
     if op == 0:
         if {present}:
-            stats[{k}, 0] += 1
+            stats[{k}, 0 if not late else 1] += 1
             clk += 1
 {_ind(_touch("", g), 12)}            return sp, clk
         stats[{k}, 1] += 1
@@ -238,6 +259,20 @@ def step{k}(s, stats, stack, sp, op, a, ln, cu, clk, touch_lru):
     src += "    clk += 1\n"
     on_dirty = f"stats[{k}, 4] += 1\nsp = push_dirty{k}(stack, sp, s[v], d)\n"
     victim = _victim("", g, " | new_dirty", on_dirty)
+    if g.fetch_bits:  # a load miss fetches the aligned block around the sector: each absent one
+        src += (f"    if w >= 0:\n        old = s[base + {e['V']} + w]\n"
+                f"        s[base + {e['V']} + w] |= bit\n"
+                + _ind(_touch("", g, " | new_dirty"), 8) + "        wy = w\n    else:\n"
+                + _ind(victim, 8) + "        old = np.int64(0)\n        wy = v - base\n")
+        sector_addr = f"(((u >> {g.sector_bits}) << {g.sector_bits}) + sec) << {e['UB']}"
+        src += f"""    if fill:
+        newb = ({e['GRP']}) & ~old
+        s[base + {e['V']} + wy] |= newb
+        for sec in range({e['NSEC'] - 1}, -1, -1):
+            if (newb >> sec) & 1:
+{_ind(_push("0", nxt, sector_addr, str(e['UNIT'])), 16)}    return sp, clk
+"""
+        return src
     if g.sector_bits:  # the line may be there without this sector: complete it
         src += (f"    if w >= 0:\n        s[base + {e['V']} + w] |= bit\n"
                 + _ind(_touch("", g, " | new_dirty"), 8) + "    else:\n" + _ind(victim, 8))
@@ -271,6 +306,8 @@ def _walk_level(k: int, g: LevelGeometry, below: LevelGeometry | None) -> str:
     """Inline load lookup at level k inside the walk loop (``break`` ends the walk)."""
     e = _exprs(g)
     hit = "w >= 0" + (f" and (s{k}[base + {e['V']} + w] & bit) != 0" if g.sector_bits else "")
+    if g.fetch_bits:
+        return _walk_fetch(k, g, e, hit)
     src = f"""u = a >> {e['UB']}
 line = {e['LINE']}
 bit = {e['BIT']}
@@ -295,6 +332,49 @@ if {hit}:
         # the unit shrinks below: the fill spans several units there, so the stack takes over
         src += f"stop = {k + 1}\nshrink = True\nbreak\n"
     return src
+
+
+def _walk_fetch(k: int, g: LevelGeometry, e: dict, hit: str) -> str:
+    """The last level's inline load lookup where a miss fetches a block of sectors from DRAM.
+
+    The sectors of the block that were absent become valid together and are counted in
+    ``fetched`` (DRAM bytes).  A lookup of one of them right after the miss that fetched it
+    (the next sector of the same request) still counts as a miss that waited for DRAM: the
+    data is on its way, not there, and the hardware counts it so (Nsight Compute's L2 tag
+    misses of a coalesced 128-byte request are four, not two).
+    """
+    on_dirty = (f"stats[{k}, 4] += 1\npend_lvl[npend] = {k}\npend_tag[npend] = s{k}[v]\n"
+                "pend_dirty[npend] = d\nnpend += 1\n")
+    victim = _victim(str(k), g, "", on_dirty)
+    return f"""u = a >> {e['UB']}
+line = {e['LINE']}
+bit = {e['BIT']}
+base = {e['BASE']}
+w = find{k}(s{k}, base, line)
+clk += 1
+if {hit}:
+{_ind(_touch(str(k), g), 4)}    if (pf_bits & bit) != 0 and line == pf_line and base == pf_base:
+        pf_bits = np.int64(0)
+        stop = {k + 1}
+        break
+    pf_bits = np.int64(0)
+    stop = {k}
+    break
+if w >= 0:
+    newb = ({e['GRP']}) & ~s{k}[base + {e['V']} + w]
+    s{k}[base + {e['V']} + w] |= newb
+{_ind(_touch(str(k), g), 4)}else:
+{_ind(victim, 4)}    newb = {e['GRP']}
+    s{k}[v + {e['V']}] = newb
+nb = newb
+while nb != 0:
+    fetched += 1
+    nb &= nb - 1
+pf_base = base
+pf_line = line
+pf_bits = newb & ~bit
+a = u << {e['UB']}
+"""
 
 
 def _run(levels: tuple[LevelGeometry, ...]) -> str:
@@ -329,6 +409,10 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, firsts
     nd = depth.shape[0] == addrs.shape[0] and addrs.shape[0] > 0
     last_u = np.int64(-1)
     last_cu = np.int64(-1)
+    fetched = np.int64(0)  # units a fetching last level brought from DRAM
+    pf_base = np.int64(-1)
+    pf_line = np.int64(-1)
+    pf_bits = np.int64(0)  # sectors the last miss fetched besides its own
     clk = clock[0]
     for i in range(addrs.shape[0]):
         ln = lens[i if nl else 0]
@@ -379,7 +463,7 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, firsts
         deeper += reach[lvl + 1]
         stats[lvl, 1] += deeper
         stats[lvl, 0] += hits[lvl]
-    dram[0] += hits[{n}] * {1 << levels[-1].unit_bits}
+    dram[0] += {"fetched" if levels[-1].fetch_bits else f"hits[{n}]"} * {1 << levels[-1].unit_bits}
 """
 
 

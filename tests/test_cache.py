@@ -138,6 +138,50 @@ def test_sectored_level_fills_and_hits_by_sector():
     assert h.dram_bytes_read == 4 * 32
 
 
+def _fetching(**kw):
+    """A 64-byte-fetching L2 of 128-byte lines and 32-byte sectors behind an unsectored L1."""
+    return CacheHierarchy([level("L1", 1024, 32, 2, scope="compute_unit", wb=False),
+                           CacheLevel("L2", "shared", 16 * 128, 128, 4, sector_bytes=32, fetch_bytes=64,
+                                      write_allocate=False, **kw)], compute_units=2)
+
+
+def test_fetching_level_brings_the_block_and_serves_its_other_sector_later():
+    h = _fetching()
+    depth = np.full(3, -1, np.int64)
+    h.access([0, 512, 32], lengths=32, depth=depth)  # sector 0, another line, then sector 1
+    l2 = h.counters()[1]
+    assert (l2[0], l2[1]) == (1, 2)  # sector 1 came with sector 0's fetch
+    assert h.dram_bytes_read == 2 * 64
+    assert depth.tolist() == [2, 2, 1]  # DRAM, DRAM, then the L2
+
+
+def test_fetching_level_counts_the_same_requests_other_sector_as_a_miss():
+    # a coalesced 128-byte request looks its four sectors up one after the other: the second
+    # sector of each block is on its way, not there, and waits for DRAM as the first does
+    h = _fetching()
+    depth = np.full(4, -1, np.int64)
+    h.access([0, 32, 64, 96], lengths=32, depth=depth)
+    l2 = h.counters()[1]
+    assert (l2[0], l2[1]) == (0, 4)
+    assert h.dram_bytes_read == 128  # each sector once
+    assert depth.tolist() == [2, 2, 2, 2]
+    h.access([32, 96], lengths=32, cus=1)  # later lookups (another unit's L1 misses) hit
+    assert h.counters()[1][0] == 2
+
+
+def test_fetching_level_fetches_only_the_absent_sectors_of_a_block():
+    h = _fetching()
+    h.access([32, 0], ops=[STORE, LOAD], lengths=32)  # the store installs sector 1 without a fetch
+    assert h.dram_bytes_read == 32  # the load's block had sector 1 already
+
+
+@pytest.mark.parametrize("fetch, message", [(48, "power of two"), (256, "at most one line")])
+def test_bad_fetch_block_is_a_target_error(fetch, message):
+    lv = CacheLevel("L2", "shared", 16 * 128, 128, 4, sector_bytes=32, fetch_bytes=fetch)
+    with pytest.raises(TargetError, match=message):
+        CacheHierarchy([lv])
+
+
 def test_flush_writes_dirty_lines_once():
     h = CacheHierarchy([level("L1", 1024, 64, 2, scope="compute_unit"), level("L2", 8192, 64, 4)])
     h.store(np.arange(0, 640, 4), 4)  # 10 lines written

@@ -252,6 +252,13 @@ class _Parser:
             if sector < 0 or (sector and (sector & (sector - 1) or line % sector)):
                 raise self.fail(f"{label}.sector_bytes", f"{S.CACHE['sector_bytes'].rule}, got {sector} "
                                                          f"with line_bytes {line}")
+            fetch = v.get("fetch_bytes", 0)
+            if fetch and (fetch < 0 or fetch & (fetch - 1) or not sector or fetch % sector or fetch > line
+                          or i != len(raw) - 1):
+                raise self.fail(f"{label}.fetch_bytes", f"{S.CACHE['fetch_bytes'].rule}; got {fetch} with "
+                                                        f"sector_bytes {sector}, line_bytes {line}"
+                                                        + ("" if i == len(raw) - 1 else
+                                                           f", and '{name}' is not the last level"))
             out.append(CacheLevel(name=name, **v))
         return tuple(out)
 

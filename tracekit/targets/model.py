@@ -84,6 +84,13 @@ class CacheLevel:
     #: Mean of the exponential part of a hit's latency: a request of k lines served here waits
     #: latency - tail + tail x (1 + 1/2 + ... + 1/k) (analyzers/bound.py).  0: fixed latency.
     latency_tail_cycles: float = 0.0
+    #: Bytes a load miss brings from DRAM: the aligned block of sectors around the missing one
+    #: (0: the unit of hit and miss alone).  Only the last level, and only a sectored one.
+    fetch_bytes: int = 0
+    #: Share of the level's store sectors and DRAM fills that a second partition looks up as
+    #: well (0: one lookup each).  Time does not use it (the measured bandwidths include that
+    #: work); hit rates compared with the device's counters do (tracekit.calibration).
+    partition_copy_share: float = 0.0
 
     @property
     def sets(self) -> int:

@@ -129,6 +129,16 @@ CACHE = {
                                  doc="mean of the exponential part of a hit's latency (0: every hit "
                                      "takes latency_cycles); a request of k lines waits for the slowest",
                                  **NONNEG),
+    "fetch_bytes": Field("int", required=False,
+                         rule="must be 0 or a power of two, a multiple of sector_bytes and at most "
+                              "line_bytes, on the last level only",
+                         doc="bytes a load miss fetches from DRAM: the aligned block around the missing "
+                             "sector (0: the sector alone)"),
+    "partition_copy_share": Field("float", required=False, rule="must be >= 0 and <= 1",
+                                  check=lambda v: 0 <= v <= 1,
+                                  doc="share of store sectors and DRAM fills that a second partition of "
+                                      "the level looks up too, as the device's counters count them "
+                                      "(default 0)"),
 }
 
 #: ``[constant_cache]``: the per-unit read-only cache that serves ``__constant`` loads
