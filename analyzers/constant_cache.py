@@ -38,6 +38,18 @@ class ConstantCache:
             return None
         return cls(target)
 
+    def carry(self, warm: ConstantCache) -> None:
+        """Start from the lines ``warm`` holds, with counters at zero.
+
+        A compute unit runs work-group after work-group, and the constants they all read stay
+        in its constant cache: only the first groups on each unit miss.  A sample replayed
+        twice (:mod:`analyzers.warm_sample`) counts its second run from the first run's lines.
+        """
+        self.tags[:] = warm.tags
+        self.stamps[:] = warm.stamps
+        self.clock[:] = warm.clock
+        self.counts[:] = 0
+
     def filter(self, addrs, ops, cus, constant, unit_bytes: int):
         """(addrs, ops, lengths, cus, levels) for the data hierarchy, constant hits removed."""
         keep, lens, levels, addrs = _filter(addrs, cus, constant, self.line_bits, self.sets, self.ways,

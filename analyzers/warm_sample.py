@@ -13,7 +13,11 @@ the launch is estimated instead as follows (``method = "warm_sample"``):
    (:meth:`analyzers.cache.CacheHierarchy.settle_shared`).  Only the second run is
    counted: each group meets its compute unit's caches cold, as in the plain replay,
    and the shared levels as they are mid-launch, holding the data other groups of
-   the same kind touched.
+   the same kind touched.  A sample of at least :data:`WARM_UNITS_MIN_GROUPS` groups
+   keeps its per-unit levels too and counts each group on the unit another group
+   warmed, as :func:`replay_warm_units` does (data every group reads, such as SpMV's
+   vector, waits in a unit's first level on the device).  Constant caches keep their
+   lines in both cases.
 
 2. **Compulsory traffic.**  The second run repeats the sample's own first touches,
    which then hit; in the whole grid each unit the grid touches is missed once at
@@ -29,13 +33,19 @@ the launch is estimated instead as follows (``method = "warm_sample"``):
    misses, plus, where it allocates on a store, the units written and never read
    (filled once) and the second run's store fills, scaled; DRAM writes are the units
    the grid writes (each written back once) plus the second run's evictions of dirty
-   data before the end-of-launch flush, scaled.
+   data before the end-of-launch flush, scaled.  A last level that fetches blocks of
+   ``fetch_bytes`` from DRAM misses between once per block and once per sector the
+   grid reads (:func:`_fetching`) and reads each block once.
+
+3. **Latency.**  The counted run's steps (:mod:`analyzers.inflight`) stop at a shared
+   level where its own first run left the data; the misses the footprint adds move
+   their share of those steps one level down (:func:`deepen_steps`).
 
 Counts are returned as the recorded groups' share (the whole-launch estimate divided
 by G / N), so that the caller scales them like any other sampled count.  Assumptions:
 the recorded groups are typical of the grid; a unit the grid writes before it reads
-still counts as a compulsory read; per-unit caches do not carry data from one group
-to the next on the same compute unit (as in the plain replay).
+still counts as a compulsory read; below :data:`WARM_UNITS_MIN_GROUPS` recorded groups,
+per-unit data caches do not carry data from one group to the next on the same unit.
 """
 
 from __future__ import annotations
@@ -101,7 +111,7 @@ def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows:
     """Run the recorded groups once, ``settle(hierarchy)``, then count a second run.
 
     ``rotate``: the counted run moves group g to the unit of group g + n/2 (n the units the
-    sample used).  ``counted_levels(levels, dram, hierarchy)`` may correct the counted run's
+    sample used).  ``counted_levels(levels, dram, evicted, cold)`` may correct the counted run's
     level counts and DRAM bytes before they are assembled (it returns them and an extra value
     passed back).  Returns the one-launch :class:`MemoryReplay` and that extra value.
     """
@@ -122,8 +132,12 @@ def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows:
     first = _LaunchReplay(target, hierarchy, group_size or None, texture(), patterns=False)
     for cols, _ in chunks():
         first.add(cols)
+    # what the cold run's last level missed and fetched: how many units one fetch serves
+    cold_fetch = (int(hierarchy.stats()[-1].load_misses), int(hierarchy.dram_bytes_read))
     settle(hierarchy)
     counted = _LaunchReplay(target, hierarchy, group_size or None, texture(), reset=False)
+    if counted.constant is not None and first.constant is not None:
+        counted.constant.carry(first.constant)  # constants stay in each unit's constant cache
     if rotate:
         span = max(1, min(int(first.groups_done), int(target.compute_units)))  # units the sample used
         counted.cu_span, counted.cu_shift = span, span // 2
@@ -134,7 +148,7 @@ def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows:
     sites, levels, dram, degrees, texture_levels, pats = counted.finish(kernel, launch)
     extra = None
     if counted_levels is not None:
-        levels, dram, extra = counted_levels(levels, dram, evicted_dirty)
+        levels, dram, extra = counted_levels(levels, dram, evicted_dirty, cold_fetch)
     row = _launch_row(kernel, launch, counted.accesses, sites, levels, dram, counted.first_level_cycles,
                       counted.atomic_cycles())
     rep = _assemble(target, counted.accesses, [sites], [degrees], [row], [levels])
@@ -151,13 +165,61 @@ def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFo
                 *, groups_recorded: int = 0, total_groups: int = 0,
                 chunk_rows: int = 1 << 20) -> tuple[MemoryReplay, MemoryEstimate]:
     """Replay one sampled launch as the module docstring says; counts are the recorded share."""
-    rep, compulsory_bytes = _two_passes(
-        trace, target, launch, group_size, CacheHierarchy.settle_shared, chunk_rows,
-        counted_levels=lambda levels, dram, evicted: steady_state(levels, dram, evicted, footprint,
-                                                                  target.caches, scale))
+    seen = {}
+
+    def corrected(levels, dram, evicted, cold):
+        out = steady_state(levels, dram, evicted, footprint, target.caches, scale, cold)
+        seen["before"], seen["after"] = levels, out[0]
+        return out
+
+    # groups enough to warm each other's units: those stay warm too, as in replay_warm_units
+    units_warm = warm_units_apply(target, scale, groups_recorded)
+    settle = CacheHierarchy.settle_all if units_warm else CacheHierarchy.settle_shared
+    rep, compulsory_bytes = _two_passes(trace, target, launch, group_size, settle, chunk_rows,
+                                        rotate=units_warm, counted_levels=corrected)
+    if rep.fills and launch in rep.fills:
+        n_tex = len(target.texture.caches) if target.texture is not None else 0
+        rep.fills[launch] = deepen_steps(rep.fills[launch], seen["before"], seen["after"], target.caches,
+                                         n_tex)
     estimate = MemoryEstimate("warm_sample", int(groups_recorded), int(total_groups), float(scale),
                               *compulsory_bytes)
     return rep, estimate
+
+
+def deepen_steps(counts: dict, before: list[LevelStats], after: list[LevelStats], caches, n_tex: int) -> dict:
+    """The step tally (:mod:`analyzers.inflight`) with the misses the footprint added.
+
+    The counted run meets the shared levels holding its own first run's lines, so its steps
+    stop there where, in the whole launch, the compulsory misses go on below.  At each shared
+    level, the share (corrected misses - counted misses) / counted hits of the steps that
+    stopped there, with their lines, moves one level down.  A lookup there misses with
+    probability p = (corrected misses - counted misses) / counted hits, and a step of l lines
+    waits for the slowest: it goes down with probability 1 - (1 - p)^l.
+    """
+    out = dict(counts)
+    for suffix in ("", "_waits"):
+        req_key, line_key = "depth_requests" + suffix, "depth_lines" + suffix
+        if req_key not in counts or line_key not in counts:
+            continue
+        req = [float(x) for x in counts[req_key]]
+        lines = [float(x) for x in counts[line_key]]
+        for k, spec in enumerate(caches):
+            if spec.scope != "shared":
+                continue
+            hits = float(before[k].load_hits)
+            extra = float(after[k].load_misses) - float(before[k].load_misses)
+            i = n_tex + k
+            if hits <= 0 or extra <= 0 or req[i] <= 0:
+                continue
+            p = min(extra / hits, 1.0)
+            share = 1.0 - (1.0 - p) ** max(lines[i] / req[i], 1.0)
+            for row in (req, lines):
+                moved = row[i] * share
+                row[i] -= moved
+                row[i + 1] += moved
+        out[req_key] = [round(x) for x in req]
+        out[line_key] = [round(x) for x in lines]
+    return out
 
 
 def replay_warm_units(trace, target, launch: int, group_size: int, chunk_rows: int = 1 << 20) -> MemoryReplay:
@@ -178,10 +240,17 @@ def replay_warm_units(trace, target, launch: int, group_size: int, chunk_rows: i
     return rep
 
 
+#: Fewest recorded groups whose compute units warm each other: with fewer, the group half the
+#: sample away is a neighbour sharing its data (SGEMM's two recorded tiles read the same rows).
+WARM_UNITS_MIN_GROUPS = 4
+
+
 def warm_units_apply(target, scale: float, groups_recorded: int) -> bool:
-    """Whether :func:`replay_warm_units` serves a sample: sampled, with a per-unit cache level, and
-    groups enough that half the sample away is another group."""
-    return bool(scale > 1 and groups_recorded > 1 and any(c.scope == "compute_unit" for c in target.caches))
+    """Whether a sample's per-unit caches are warmed (:func:`replay_warm_units`, and
+    :func:`replay_warm` with a footprint): sampled, with a per-unit cache level, and groups
+    enough that half the sample away is another, unrelated group."""
+    return bool(scale > 1 and groups_recorded >= WARM_UNITS_MIN_GROUPS
+                and any(c.scope == "compute_unit" for c in target.caches))
 
 
 def _unit(level) -> int:
@@ -199,25 +268,52 @@ def _corrected(hits: int, misses: int, scale: float, compulsory: int, lookups: f
     return max(total, float(compulsory)), missed
 
 
+def _fetching(spec, footprint: LaunchFootprint, reads: int, cold_fetch) -> tuple[float, float]:
+    """Compulsory load misses and the bytes one miss brings, for a last level that fetches a
+    block of ``fetch_bytes`` around a missing sector.
+
+    Each block the grid reads is fetched once; a lookup of the block's other sector right
+    after (the same request) misses as well, one served later hits.  The cold run's misses
+    per fetch (units fetched per block over units fetched per miss) says which the kernel
+    does, so the compulsory misses lie between the distinct blocks and the distinct sectors.
+    """
+    unit = _unit(spec)
+    blocks = footprint.distinct_units(int(spec.fetch_bytes))[0]
+    per_block = int(spec.fetch_bytes) // unit
+    misses, fetched = cold_fetch if cold_fetch else (0, 0)
+    bytes_per_miss = fetched / misses if misses and fetched else float(unit)
+    compulsory = blocks * per_block * unit / bytes_per_miss if bytes_per_miss > 0 else float(reads)
+    return min(max(compulsory, float(blocks)), float(reads)), bytes_per_miss
+
+
 def steady_state(levels: list[LevelStats], dram: tuple[int, int], evicted_dirty: int,
-                 footprint: LaunchFootprint, caches, scale: float):
+                 footprint: LaunchFootprint, caches, scale: float, cold_fetch=None):
     """The shared levels' counts and the DRAM bytes with the grid's compulsory traffic.
 
     ``levels`` and ``dram`` are the counted run's (recorded share), ``evicted_dirty`` its
-    DRAM writes before the flush.  Returns the corrected levels and DRAM bytes (again the
-    recorded share) and the compulsory bytes read and written at the last level's unit.
-    See the module docstring for the formulas.
+    DRAM writes before the flush, ``cold_fetch`` the cold run's last-level load misses and
+    DRAM bytes read (for a last level with ``fetch_bytes``).  Returns the corrected levels and
+    DRAM bytes (again the recorded share) and the compulsory bytes read and written at the
+    last level's unit.  See the module docstring for the formulas.
     """
     out = list(levels)
     above = None  # corrected load misses of the shared level above, in bytes
+    fetch_read = None  # DRAM bytes the last level's load misses fetch, where it fetches blocks
     for k, (spec, st) in enumerate(zip(caches, levels, strict=True)):
         if spec.scope != "shared":
             continue
         unit = _unit(spec)
         reads, writes, written_only = footprint.distinct_units(unit)
-        loads, load_misses = _corrected(st.load_hits, st.load_misses, scale, reads,
+        compulsory, per_miss = float(reads), float(unit)
+        fetching = k == len(caches) - 1 and int(getattr(spec, "fetch_bytes", 0) or 0) > unit
+        if fetching:
+            compulsory, per_miss = _fetching(spec, footprint, reads, cold_fetch)
+        loads, load_misses = _corrected(st.load_hits, st.load_misses, scale, compulsory,
                                         None if above is None else above / unit)
         stores, store_misses = _corrected(st.store_hits, st.store_misses, scale, written_only)
+        if fetching:  # blocks once each, then the repeated misses at the cold run's bytes per miss
+            blocks = footprint.distinct_units(int(spec.fetch_bytes))[0]
+            fetch_read = blocks * float(spec.fetch_bytes) + max(load_misses - compulsory, 0.0) * per_miss
         above = load_misses * unit
         out[k] = replace(st, load_hits=round((loads - load_misses) / scale),
                          load_misses=round(load_misses / scale),
@@ -226,9 +322,15 @@ def steady_state(levels: list[LevelStats], dram: tuple[int, int], evicted_dirty:
     last, st = caches[-1], levels[-1]
     unit = _unit(last)
     reads, writes, written_only = footprint.distinct_units(unit)
-    fills = max(dram[0] - st.load_misses * unit, 0) * scale  # the counted run's store fills
+    load_fetch = st.load_misses * unit
+    if fetch_read is not None and cold_fetch and cold_fetch[0]:
+        load_fetch = st.load_misses * cold_fetch[1] / cold_fetch[0]
+    fills = max(dram[0] - load_fetch, 0) * scale  # the counted run's store fills
     if last.write_allocate:
         fills += written_only * unit
-    read = (above if above is not None else st.load_misses * unit * scale) + fills
+    if fetch_read is not None:
+        read = fetch_read + fills
+    else:
+        read = (above if above is not None else st.load_misses * unit * scale) + fills
     written = writes * unit + evicted_dirty * scale
     return out, (round(read / scale), round(written / scale)), (reads * unit, writes * unit)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 from pathlib import Path
 
@@ -227,3 +228,22 @@ def test_cli_bad_measured_file(run_cli, tmp_path):
     p.write_text("hello\n")
     res = run_cli("calibrate", p, TWINS)
     assert res.code == 2 and "not Nsight Compute CSV output" in res.err
+
+
+def test_l2_hit_rate_counted_as_nsight_counts_a_partitioned_l2():
+    """Stores count as hits; the other partition looks half the store sectors up again (hits) and
+    half the sectors filled from DRAM (misses): atax_kernel1's shape, 2.1 M single-sector loads
+    half of which the 64-byte fetch serves, 2.1 M store sectors, 2.1 M sectors from DRAM, gives
+    Nsight's 68 % (tests/data/h200_real/ncu_raw.csv ID 2) where the replay's own rate is 50 %."""
+    from tracekit.calibration.calibrate import _absorbing_hit_rate
+    from tracekit.targets import load_target
+
+    h200 = load_target("nvidia-h200")
+    assert h200.caches[-1].partition_copy_share == 0.5
+    m = 1_000_000
+    level = {"level": "L2", "hits": 3 * m, "misses": m, "load_hits": m, "load_misses": m}
+    rate = _absorbing_hit_rate(level, h200, dram_read_bytes=2 * m * 32)
+    assert rate == pytest.approx((1 + 3) / (2 + 3 + 1))  # 66.7 %, Nsight 68.1 %
+    single = dataclasses.replace(h200, caches=tuple(dataclasses.replace(c, partition_copy_share=0.0)
+                                                    for c in h200.caches))
+    assert _absorbing_hit_rate(level, single, dram_read_bytes=2 * m * 32) == pytest.approx(3 / 4)

@@ -82,3 +82,18 @@ def test_constant_cache_errors_name_the_key(tmp_path, edit, message):
     path.write_text(edit(src))
     with pytest.raises(TargetError, match=message):
         load_target(path)
+
+
+def test_a_second_run_starts_from_the_lines_the_first_left(h200):
+    """A unit's constant cache keeps the table across the groups it runs (analyzers.warm_sample)."""
+    from analyzers.constant_cache import ConstantCache
+
+    first, second = ConstantCache(h200), ConstantCache(h200)
+    lines = np.arange(0, 4096, 64, dtype=np.int64) + TABLE
+    n = len(lines)
+    args = (lines, np.zeros(n, np.int64), np.zeros(n, np.int64), np.ones(n, bool), 32)
+    kept = first.filter(*args)[0]
+    assert len(kept) == n and first.counts.tolist() == [0, n]  # cold: every line missed
+    second.carry(first)
+    assert second.counts.tolist() == [0, 0]
+    assert len(second.filter(*args)[0]) == 0 and second.counts.tolist() == [n, 0]

@@ -146,3 +146,19 @@ def test_a_bad_footprint_names_the_trace_and_launch(vector_add, tmp_path):
     where = r"bad\.tkt: launch 0: metadata\.footprint\.buffers\[0\]\.written"
     with pytest.raises(TraceFormatError, match=where):
         launch_footprint(open_trace(out), 0)
+
+
+def test_compulsory_misses_of_a_fetching_last_level():
+    """With 64-byte fetches the grid's first touches miss once per block where a request takes one
+    sector (the other comes later and hits), once per sector where it takes both together."""
+    from analyzers.warm_sample import _fetching
+    from tracekit.targets import load_target
+
+    l2 = load_target("nvidia-h200").caches[-1]
+    assert l2.fetch_bytes == 64
+    fp = LaunchFootprint(32, (BufferFootprint(0, 32 * 64, np.ones(64, bool), np.zeros(64, bool)),))
+    sectors = 64
+    # the cold run fetched 64 bytes per miss (row walks): a miss per block
+    assert _fetching(l2, fp, sectors, (10, 640)) == (32.0, 64.0)
+    # 32 bytes per miss (coalesced requests): every sector a miss
+    assert _fetching(l2, fp, sectors, (10, 320)) == (64.0, 32.0)

@@ -136,7 +136,9 @@ def model_frame(analysis, target) -> pd.DataFrame:
         row["shared_store_wavefronts_per_request"] = _ratio(sites, "local", "store", "local_cycles")
         caches = {c.level: c.to_dict() for c in (r.memory.memory.caches if r.memory else ())}
         row["l1_hit_rate"] = caches.get("L1", {}).get("load_hit_rate", np.nan)
-        row["l2_hit_rate"] = _absorbing_hit_rate(caches.get("L2", {}), target)
+        mem = r.memory.memory if r.memory is not None else None
+        dram_read = float(mem.dram_bytes - mem.dram_bytes_written) if mem is not None else 0.0
+        row["l2_hit_rate"] = _absorbing_hit_rate(caches.get("L2", {}), target, dram_read)
         row["l2_load_hit_rate"] = caches.get("L2", {}).get("load_hit_rate", np.nan)
         row["threads_per_instruction"] = r.simd.utilization * width if r.simd else np.nan
         row["instructions_per_warp"] = _issues_per_wave(r, width)
@@ -180,13 +182,18 @@ def _issues_per_wave(r, width: int) -> float:
     return issues / waves if waves else np.nan
 
 
-def _absorbing_hit_rate(level: dict, target) -> float:
-    """Hit rate with Nsight Compute's convention for a write-back L2: every store sector is a hit.
+def _absorbing_hit_rate(level: dict, target, dram_read_bytes: float = 0.0) -> float:
+    """Hit rate as Nsight Compute counts it for a write-back L2.
 
-    The L2 takes a full-sector store without fetching anything, so ``lts__t_sector_hit_rate``
-    counts it as a hit; the replay counts a store to an absent sector as a miss.  Loads keep
-    their replayed outcome.  Only the recorded work-groups are replayed, so reuse between
-    work-groups that were not recorded is missing from both figures.
+    * Every store sector is a hit: the L2 takes a full-sector store without fetching anything,
+      so ``lts__t_sector_hit_rate`` counts it as one; the replay counts a store to an absent
+      sector as a miss.  Loads keep their replayed outcome.
+    * Where the level is split in partitions (``partition_copy_share`` s of the target), the
+      other partition looks up s of the store sectors again (hits) and s of the sectors filled
+      from DRAM (``dram_read_bytes``, misses); the counters see those lookups too.
+
+    Only the recorded work-groups are replayed, so reuse between work-groups that were not
+    recorded is missing from both figures.
     """
     if not level:
         return np.nan
@@ -195,7 +202,12 @@ def _absorbing_hit_rate(level: dict, target) -> float:
     if spec is None or spec.write_policy != "write_back" or total <= 0:
         return level.get("hit_rate", np.nan)
     loads = float(level.get("load_hits", 0) + level.get("load_misses", 0))
-    return (float(level.get("load_hits", 0)) + (total - loads)) / total
+    share = float(getattr(spec, "partition_copy_share", 0.0))
+    stores = (total - loads) * (1.0 + share)
+    fills = dram_read_bytes / float(spec.sector_bytes or spec.line_bytes) * share
+    if spec is not target.caches[-1]:
+        fills = 0.0  # only the last level fills from DRAM
+    return (float(level.get("load_hits", 0)) + stores) / (loads + stores + fills)
 
 
 def _ratio(sites: pd.DataFrame, space: str, op: str, col: str) -> float:
