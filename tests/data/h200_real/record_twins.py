@@ -1,6 +1,7 @@
 """Record the OpenCL twins of realkernels.cu with `tracekit record`: one trace for all launches.
 
-    .venv/bin/python tests/data/h200_real/record_twins.py [--only KERNEL,...] [--parts DIR] [--verify]
+    .venv/bin/python tests/data/h200_real/record_twins.py [--only KERNEL,...] [--parts DIR]
+        [--keep TWINS] [--verify]
 
 Writes ``twins/twins.tkt`` (every launch of realkernels.cu's main(), in the same
 order, so trace launch i is ncu ID i) and ``twins/full.tkt`` (a few launches
@@ -316,6 +317,33 @@ def merge(parts: list[tuple[int, Case, int, Path]], dst: Path) -> None:
         w.set_sites(conform(pa.Table.from_pylist(sites), "sites"))
 
 
+def open_trace_launch_meta(trace_path: Path, launch: int) -> str:
+    from tracekit import open_trace
+
+    return next(r["metadata"] for r in open_trace(trace_path).launches.to_pylist() if r["launch"] == launch)
+
+
+def extract(trace_path: Path, launch: int, dst: Path) -> None:
+    """Launch ``launch`` of an existing trace as a one-launch trace of its own (for ``--keep``)."""
+    import pyarrow.compute as pc
+
+    from tracekit import open_trace
+    from tracekit.trace.store import TraceWriter, conform
+
+    t = open_trace(trace_path)
+    with TraceWriter(dst) as w:
+        for kind in ("accesses", "instructions"):
+            tab = getattr(t, kind)
+            tab = tab.filter(pc.equal(tab["launch"], launch))
+            tab = tab.set_column(tab.schema.get_field_index("launch"), "launch",
+                                 pa.array(np.zeros(tab.num_rows, np.int32)))
+            (w.write_accesses if kind == "accesses" else w.write_instructions)(tab)
+        row = next(r for r in t.launches.to_pylist() if r["launch"] == launch)
+        row["launch"] = 0
+        w.set_launches(conform(pa.Table.from_pylist([row]), "launches"))
+        w.set_sites(conform(t.sites, "sites"))
+
+
 def shrink(path: Path) -> None:
     """Rewrite a table of the trace at zstd's highest level (same encodings and row groups): the
     writer's level 1 suits recording, a file kept in the repository should stay small."""
@@ -357,6 +385,8 @@ def main() -> None:
                                                "already there (to resume, or to record in several processes)")
     ap.add_argument("--verify", action="store_true", help="check truncation against recorder sampling")
     ap.add_argument("--no-full", action="store_true", help="skip twins/full.tkt")
+    ap.add_argument("--keep", type=Path,
+                    help="an earlier twins.tkt: launches not recorded now (see --only) are taken from it")
     ap.add_argument("--truncate", action="store_true",
                     help="run only the recorded work-groups (fast, but no whole-grid footprint)")
     opts = ap.parse_args()
@@ -372,6 +402,11 @@ def main() -> None:
         keep.mkdir(parents=True, exist_ok=True)
         for i, case in enumerate(all_cases):
             if only and case.kernel not in only:
+                if opts.keep is not None:  # kept as recorded before
+                    path = tmp / f"kept{i}.tkt"
+                    extract(opts.keep, i, path)
+                    groups = json.loads(open_trace_launch_meta(opts.keep, i)).get("sampling", {})
+                    parts.append((i, case, int(groups.get("groups_recorded", case.groups)), path))
                 continue
             path = keep / f"launch{i}.tkt"
             sample = None if opts.truncate or case.groups >= case.total_groups else f"first:{case.groups}"
