@@ -173,7 +173,7 @@ def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFo
         return out
 
     # groups enough to warm each other's units: those stay warm too, as in replay_warm_units
-    units_warm = warm_units_apply(target, scale, groups_recorded)
+    units_warm = warm_units_apply(target, scale, groups_recorded, total_groups or None)
     settle = CacheHierarchy.settle_all if units_warm else CacheHierarchy.settle_shared
     rep, compulsory_bytes = _two_passes(trace, target, launch, group_size, settle, chunk_rows,
                                         rotate=units_warm, counted_levels=corrected)
@@ -245,10 +245,13 @@ def replay_warm_units(trace, target, launch: int, group_size: int, chunk_rows: i
 WARM_UNITS_MIN_GROUPS = 4
 
 
-def warm_units_apply(target, scale: float, groups_recorded: int) -> bool:
+def warm_units_apply(target, scale: float, groups_recorded: int, total_groups: int | None = None) -> bool:
     """Whether a sample's per-unit caches are warmed (:func:`replay_warm_units`, and
-    :func:`replay_warm` with a footprint): sampled, with a per-unit cache level, and groups
-    enough that half the sample away is another, unrelated group."""
+    :func:`replay_warm` with a footprint): sampled, with a per-unit cache level, groups
+    enough that half the sample away is another, unrelated group, and (where the grid's
+    size is known) more groups than compute units, so that a unit runs one after another."""
+    if total_groups is not None and total_groups <= max(1, int(target.compute_units)):
+        return False
     return bool(scale > 1 and groups_recorded >= WARM_UNITS_MIN_GROUPS
                 and any(c.scope == "compute_unit" for c in target.caches))
 
