@@ -308,14 +308,7 @@ def _walk_level(k: int, g: LevelGeometry, below: LevelGeometry | None) -> str:
     hit = "w >= 0" + (f" and (s{k}[base + {e['V']} + w] & bit) != 0" if g.sector_bits else "")
     if g.fetch_bits:
         return _walk_fetch(k, g, e, hit)
-    src = f"""u = a >> {e['UB']}
-line = {e['LINE']}
-bit = {e['BIT']}
-base = {e['BASE']}
-w = find{k}(s{k}, base, line)
-clk += 1
-if {hit}:
-{_ind(_touch(str(k), g), 4)}    stop = {k}
+    src = _lookup(k, g, e, hit) + f"""    stop = {k}
     break
 """
     # dirty victims are written back after the walk, deepest first
@@ -334,6 +327,18 @@ if {hit}:
     return src
 
 
+def _lookup(k: int, g: LevelGeometry, e: dict, hit: str) -> str:
+    """The start of an inline load lookup at level k: find the unit, and on a hit make it recent."""
+    return f"""u = a >> {e['UB']}
+line = {e['LINE']}
+bit = {e['BIT']}
+base = {e['BASE']}
+w = find{k}(s{k}, base, line)
+clk += 1
+if {hit}:
+{_ind(_touch(str(k), g), 4)}"""
+
+
 def _walk_fetch(k: int, g: LevelGeometry, e: dict, hit: str) -> str:
     """The last level's inline load lookup where a miss fetches a block of sectors from DRAM.
 
@@ -346,14 +351,7 @@ def _walk_fetch(k: int, g: LevelGeometry, e: dict, hit: str) -> str:
     on_dirty = (f"stats[{k}, 4] += 1\npend_lvl[npend] = {k}\npend_tag[npend] = s{k}[v]\n"
                 "pend_dirty[npend] = d\nnpend += 1\n")
     victim = _victim(str(k), g, "", on_dirty)
-    return f"""u = a >> {e['UB']}
-line = {e['LINE']}
-bit = {e['BIT']}
-base = {e['BASE']}
-w = find{k}(s{k}, base, line)
-clk += 1
-if {hit}:
-{_ind(_touch(str(k), g), 4)}    if (pf_bits & bit) != 0 and line == pf_line and base == pf_base:
+    return _lookup(k, g, e, hit) + f"""    if (pf_bits & bit) != 0 and line == pf_line and base == pf_base:
         pf_bits = np.int64(0)
         stop = {k + 1}
         break
