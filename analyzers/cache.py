@@ -169,6 +169,17 @@ class CacheHierarchy:
         self._stats = np.zeros((len(self.levels), 5), dtype=np.int64)
         self._dram = np.zeros(2, dtype=np.int64)
 
+    def _settle(self, keep_units: bool, keep_shared: bool) -> None:
+        """Write the per-unit levels' dirty data below, empty the levels not kept, zero the counters."""
+        for k, g in enumerate(self._geoms):
+            if g.per_cu and g.write_back:
+                self._flush_level(k)
+        for k, g in enumerate(self._geoms):
+            if not (keep_units if g.per_cu else keep_shared):
+                self._states[k][:] = self._empty_state(g)
+        self._stats[:] = 0
+        self._dram[:] = 0
+
     def settle_shared(self) -> None:
         """Keep what the shared levels hold; empty the per-unit levels and zero every counter.
 
@@ -178,13 +189,7 @@ class CacheHierarchy:
         kind of data, while each work-group still meets its compute unit's caches cold.
         Dirty data of a per-unit level is first written to the level below, as a flush does.
         """
-        for k, g in enumerate(self._geoms):
-            if g.per_cu:
-                if g.write_back:
-                    self._flush_level(k)
-                self._states[k][:] = self._empty_state(g)
-        self._stats[:] = 0
-        self._dram[:] = 0
+        self._settle(keep_units=False, keep_shared=True)
 
     def settle_units(self) -> None:
         """Keep what the per-unit levels hold (written back, so clean); empty the shared levels and
@@ -195,14 +200,7 @@ class CacheHierarchy:
         they all read (SpMV's vector, a filter's coefficients) waits in its first level, while
         the shared levels stay as the plain sampled replay has them, cold.
         """
-        for k, g in enumerate(self._geoms):
-            if g.per_cu and g.write_back:
-                self._flush_level(k)
-        for k, g in enumerate(self._geoms):
-            if not g.per_cu:
-                self._states[k][:] = self._empty_state(g)
-        self._stats[:] = 0
-        self._dram[:] = 0
+        self._settle(keep_units=True, keep_shared=False)
 
     def settle_all(self) -> None:
         """Keep what every level holds (per-unit levels written back, so clean); zero every counter.
@@ -211,11 +209,7 @@ class CacheHierarchy:
         compute units (:func:`analyzers.warm_sample.replay_warm`): the shared levels and the
         per-unit ones are then both as they are mid-launch.
         """
-        for k, g in enumerate(self._geoms):
-            if g.per_cu and g.write_back:
-                self._flush_level(k)
-        self._stats[:] = 0
-        self._dram[:] = 0
+        self._settle(keep_units=True, keep_shared=True)
 
     def access(self, addrs, *, ops=None, lengths=1, cus=0, levels=0, depth: np.ndarray | None = None) -> None:
         """Replay accesses in order: byte ranges ``[addr, addr + length)``.

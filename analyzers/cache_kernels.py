@@ -311,10 +311,7 @@ def _walk_level(k: int, g: LevelGeometry, below: LevelGeometry | None) -> str:
     src = _lookup(k, g, e, hit) + f"""    stop = {k}
     break
 """
-    # dirty victims are written back after the walk, deepest first
-    on_dirty = (f"stats[{k}, 4] += 1\npend_lvl[npend] = {k}\npend_tag[npend] = s{k}[v]\n"
-                "pend_dirty[npend] = d\nnpend += 1\n")
-    victim = _victim(str(k), g, "", on_dirty)
+    victim = _victim(str(k), g, "", _pend_dirty(k))
     if g.sector_bits:
         src += (f"if w >= 0:\n    s{k}[base + {e['V']} + w] |= bit\n" + _ind(_touch(str(k), g), 4)
                 + "else:\n" + _ind(victim, 4))
@@ -325,6 +322,12 @@ def _walk_level(k: int, g: LevelGeometry, below: LevelGeometry | None) -> str:
         # the unit shrinks below: the fill spans several units there, so the stack takes over
         src += f"stop = {k + 1}\nshrink = True\nbreak\n"
     return src
+
+
+def _pend_dirty(k: int) -> str:
+    """A walk's dirty victim at level k, kept to be written back after the walk, deepest first."""
+    return (f"stats[{k}, 4] += 1\npend_lvl[npend] = {k}\npend_tag[npend] = s{k}[v]\n"
+            "pend_dirty[npend] = d\nnpend += 1\n")
 
 
 def _lookup(k: int, g: LevelGeometry, e: dict, hit: str) -> str:
@@ -348,9 +351,7 @@ def _walk_fetch(k: int, g: LevelGeometry, e: dict, hit: str) -> str:
     data is on its way, not there, and the hardware counts it so (Nsight Compute's L2 tag
     misses of a coalesced 128-byte request are four, not two).
     """
-    on_dirty = (f"stats[{k}, 4] += 1\npend_lvl[npend] = {k}\npend_tag[npend] = s{k}[v]\n"
-                "pend_dirty[npend] = d\nnpend += 1\n")
-    victim = _victim(str(k), g, "", on_dirty)
+    victim = _victim(str(k), g, "", _pend_dirty(k))
     return _lookup(k, g, e, hit) + f"""    if (pf_bits & bit) != 0 and line == pf_line and base == pf_base:
         pf_bits = np.int64(0)
         stop = {k + 1}

@@ -51,6 +51,7 @@ per-unit data caches do not carry data from one group to the next on the same un
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from functools import cache
 
 from analyzers.cache import CacheHierarchy, LevelStats
 from analyzers.memory import (
@@ -271,7 +272,8 @@ def _corrected(hits: int, misses: int, scale: float, compulsory: int, lookups: f
     return max(total, float(compulsory)), missed
 
 
-def _fetching(spec, footprint: LaunchFootprint, reads: int, cold_fetch) -> tuple[float, float]:
+def _fetching(spec, footprint: LaunchFootprint, reads: int, cold_fetch,
+              blocks: int | None = None) -> tuple[float, float]:
     """Compulsory load misses and the bytes one miss brings, for a last level that fetches a
     block of ``fetch_bytes`` around a missing sector.
 
@@ -279,9 +281,11 @@ def _fetching(spec, footprint: LaunchFootprint, reads: int, cold_fetch) -> tuple
     after (the same request) misses as well, one served later hits.  The cold run's misses
     per fetch (units fetched per block over units fetched per miss) says which the kernel
     does, so the compulsory misses lie between the distinct blocks and the distinct sectors.
+    ``blocks``: the grid's distinct blocks read, when the caller has them.
     """
     unit = _unit(spec)
-    blocks = footprint.distinct_units(int(spec.fetch_bytes))[0]
+    if blocks is None:
+        blocks = footprint.distinct_units(int(spec.fetch_bytes))[0]
     per_block = int(spec.fetch_bytes) // unit
     misses, fetched = cold_fetch if cold_fetch else (0, 0)
     bytes_per_miss = fetched / misses if misses and fetched else float(unit)
@@ -300,23 +304,26 @@ def steady_state(levels: list[LevelStats], dram: tuple[int, int], evicted_dirty:
     last level's unit.  See the module docstring for the formulas.
     """
     out = list(levels)
+    distinct = cache(footprint.distinct_units)  # bitmaps are walked once per unit size
     above = None  # corrected load misses of the shared level above, in bytes
     fetch_read = None  # DRAM bytes the last level's load misses fetch, where it fetches blocks
+    per_miss = 0.0  # bytes a load miss of the last shared level brings
     for k, (spec, st) in enumerate(zip(caches, levels, strict=True)):
         if spec.scope != "shared":
             continue
         unit = _unit(spec)
-        reads, writes, written_only = footprint.distinct_units(unit)
+        reads, writes, written_only = distinct(unit)
         compulsory, per_miss = float(reads), float(unit)
-        fetching = k == len(caches) - 1 and int(getattr(spec, "fetch_bytes", 0) or 0) > unit
+        fetch = int(getattr(spec, "fetch_bytes", 0) or 0)
+        fetching = k == len(caches) - 1 and fetch > unit
         if fetching:
-            compulsory, per_miss = _fetching(spec, footprint, reads, cold_fetch)
+            blocks = distinct(fetch)[0]
+            compulsory, per_miss = _fetching(spec, footprint, reads, cold_fetch, blocks)
         loads, load_misses = _corrected(st.load_hits, st.load_misses, scale, compulsory,
                                         None if above is None else above / unit)
         stores, store_misses = _corrected(st.store_hits, st.store_misses, scale, written_only)
         if fetching:  # blocks once each, then the repeated misses at the cold run's bytes per miss
-            blocks = footprint.distinct_units(int(spec.fetch_bytes))[0]
-            fetch_read = blocks * float(spec.fetch_bytes) + max(load_misses - compulsory, 0.0) * per_miss
+            fetch_read = blocks * float(fetch) + max(load_misses - compulsory, 0.0) * per_miss
         above = load_misses * unit
         out[k] = replace(st, load_hits=round((loads - load_misses) / scale),
                          load_misses=round(load_misses / scale),
@@ -324,10 +331,8 @@ def steady_state(levels: list[LevelStats], dram: tuple[int, int], evicted_dirty:
                          store_misses=round(store_misses / scale))
     last, st = caches[-1], levels[-1]
     unit = _unit(last)
-    reads, writes, written_only = footprint.distinct_units(unit)
-    load_fetch = st.load_misses * unit
-    if fetch_read is not None and cold_fetch and cold_fetch[0]:
-        load_fetch = st.load_misses * cold_fetch[1] / cold_fetch[0]
+    reads, writes, written_only = distinct(unit)
+    load_fetch = st.load_misses * (per_miss if fetch_read is not None else unit)
     fills = max(dram[0] - load_fetch, 0) * scale  # the counted run's store fills
     if last.write_allocate:
         fills += written_only * unit

@@ -19,8 +19,8 @@ import pytest
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
 TRACE = SAMPLES / "vector_add.tkt"
-PROBE = """
-import json, sys
+#: Runs the CLI on the probe's arguments and keeps its exit code in ``code``.
+RUN_CLI = """
 from tracekit.cli import main
 try:
     main(sys.argv[1:])
@@ -28,7 +28,10 @@ except SystemExit as exc:
     code = exc.code
 else:
     code = 0
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+PROBE = """
+import json, sys
+""" + RUN_CLI + """print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
 """
 HEAVY = ("numba", "analyzers", "tracekit.report", "tracekit.pipeline", "jinja2", "weasyprint", "dask")
 
@@ -143,14 +146,8 @@ class Popen(subprocess.Popen):
             at_start.append(sorted(sys.modules))
         super().__init__(args, *rest, **kw)
 subprocess.Popen = Popen
-from tracekit.cli import main
-try:
-    main(sys.argv[1:])
-except SystemExit as exc:
-    code = exc.code
-else:
-    code = 0
-print(json.dumps({"code": code, "modules": sorted(sys.modules), "at_start": at_start[0]}), file=sys.stderr)
+""" + RUN_CLI + """out = {"code": code, "modules": sorted(sys.modules), "at_start": at_start[0]}
+print(json.dumps(out), file=sys.stderr)
 """
 
 

@@ -204,9 +204,9 @@ def _absorbing_hit_rate(level: dict, target, dram_read_bytes: float = 0.0) -> fl
     loads = float(level.get("load_hits", 0) + level.get("load_misses", 0))
     share = float(getattr(spec, "partition_copy_share", 0.0))
     stores = (total - loads) * (1.0 + share)
-    fills = dram_read_bytes / float(spec.sector_bytes or spec.line_bytes) * share
-    if spec is not target.caches[-1]:
-        fills = 0.0  # only the last level fills from DRAM
+    fills = 0.0  # only the last level fills from DRAM
+    if spec is target.caches[-1]:
+        fills = dram_read_bytes / float(spec.sector_bytes or spec.line_bytes) * share
     return (float(level.get("load_hits", 0)) + stores) / (loads + stores + fills)
 
 

@@ -317,20 +317,12 @@ def merge(parts: list[tuple[int, Case, int, Path]], dst: Path) -> None:
         w.set_sites(conform(pa.Table.from_pylist(sites), "sites"))
 
 
-def open_trace_launch_meta(trace_path: Path, launch: int) -> str:
-    from tracekit import open_trace
-
-    return next(r["metadata"] for r in open_trace(trace_path).launches.to_pylist() if r["launch"] == launch)
-
-
-def extract(trace_path: Path, launch: int, dst: Path) -> None:
-    """Launch ``launch`` of an existing trace as a one-launch trace of its own (for ``--keep``)."""
+def extract(t, launch: int, dst: Path) -> None:
+    """Launch ``launch`` of the open trace ``t`` as a one-launch trace of its own (for ``--keep``)."""
     import pyarrow.compute as pc
 
-    from tracekit import open_trace
     from tracekit.trace.store import TraceWriter, conform
 
-    t = open_trace(trace_path)
     with TraceWriter(dst) as w:
         for kind in ("accesses", "instructions"):
             tab = getattr(t, kind)
@@ -398,14 +390,19 @@ def main() -> None:
             verify(all_cases, tmp)
         parts, full = [], []
         only = set(opts.only.split(",")) if opts.only else None
+        kept = None
+        if opts.keep is not None:
+            from tracekit import open_trace
+
+            kept = open_trace(opts.keep)
         keep = opts.parts or tmp
         keep.mkdir(parents=True, exist_ok=True)
         for i, case in enumerate(all_cases):
             if only and case.kernel not in only:
-                if opts.keep is not None:  # kept as recorded before
+                if kept is not None:  # kept as recorded before
                     path = tmp / f"kept{i}.tkt"
-                    extract(opts.keep, i, path)
-                    groups = json.loads(open_trace_launch_meta(opts.keep, i)).get("sampling", {})
+                    extract(kept, i, path)
+                    groups = kept.launch_metadata(i).get("sampling", {})
                     parts.append((i, case, int(groups.get("groups_recorded", case.groups)), path))
                 continue
             path = keep / f"launch{i}.tkt"
