@@ -165,17 +165,19 @@ def _row_walk(iterations=16, lanes=32, pitch=4096, extra_site=False):
 
 
 def test_replay_tallies_steps_by_their_farthest_level():
-    """32 lanes walking rows: each request touches 32 lines, and all of them miss together every
-    8 floats (a 32-byte sector) while the 7 iterations between hit the L1 on every lane."""
+    """32 lanes walking rows: each request touches 32 lines, and all of them miss the L1 together
+    every 8 floats (a 32-byte sector) while the 7 iterations between hit it on every lane.  The
+    L2 fetches 64 bytes, so the first of the two sectors waits for DRAM and the second finds the
+    L2 (as the H200's row walks do: ncu_raw.csv ID 2, 50 % L2 hits, DRAM twice the misses)."""
     from analyzers.memory import replay_memory
     h200 = load_target("nvidia-h200")
     f = replay_memory(_row_walk(), h200, patterns=False).fills[0]
-    assert f["depth_requests"] == [14, 0, 2]          # L1, L2, DRAM
-    assert f["depth_lines"] == [14 * 32, 0, 2 * 32]
+    assert f["depth_requests"] == [14, 1, 1]          # L1, L2, DRAM
+    assert f["depth_lines"] == [14 * 32, 32, 32]
     # a second load site issued at the same steps: a step lasts as long as its slowest request
     f2 = replay_memory(_row_walk(extra_site=True), h200, patterns=False).fills[0]
     assert sum(f2["depth_requests"]) == 16
-    assert f2["depth_requests"][2] >= 2 and f2["load_requests"] == 32
+    assert f2["depth_requests"][2] >= 1 and f2["load_requests"] == 32
 
 
 def test_steps_take_their_farthest_level_not_independent_draws():

@@ -80,12 +80,17 @@ PROBE = {4096: (0.875, 0.778), 4097: (0.862, 0.785)}
 @pytest.mark.parametrize("pitch", sorted(PROBE))
 def test_h200_model_reproduces_the_pitch_probe(pitch):
     """One 512-lane block of the probe on the H200 model: its hit rates within a point or a few."""
-    rep = replay_memory(_pitch_probe(pitch), load_target("nvidia-h200"), group_sizes={0: 512})
+    from tracekit.calibration.calibrate import counted_load_hit_rate
+
+    h200 = load_target("nvidia-h200")
+    rep = replay_memory(_pitch_probe(pitch), h200, group_sizes={0: 512})
     levels = {c["level"]: c for c in rep.caches}
-    l1, l2 = (levels[k]["load_hits"] / (levels[k]["load_hits"] + levels[k]["load_misses"])
-              for k in ("L1", "L2"))
+    l1 = levels["L1"]["load_hits"] / (levels["L1"]["load_hits"] + levels["L1"]["load_misses"])
+    # the L2 as ncu counts reads: the first pass hits half its sectors (64-byte fetches), the
+    # other three all, and half the sectors fetched are looked up again in the other partition
+    l2 = counted_load_hit_rate(levels["L2"], h200, rep.dram_bytes_read)
     assert l1 == pytest.approx(PROBE[pitch][0], abs=0.01)
-    assert l2 == pytest.approx(PROBE[pitch][1], abs=0.05)  # the model: 3 of 4 passes hit, 0.75
+    assert l2 == pytest.approx(PROBE[pitch][1], abs=0.05)  # the model: 3.5 of 4.5 lookups, 0.778
 
 
 def test_h200_model_under_modulo_would_thrash_the_probe():

@@ -9,7 +9,7 @@ For every measured launch the same quantities are taken from both sides:
 * ``l2_hit_rate``: lts__t_sector_hit_rate.pct / 100 | L2 hit rate of loads and stores, a store
   counted as a hit on a write-back L2 as ncu counts it;
 * ``l2_load_hit_rate``: lts__t_sector_op_read_hit_rate.pct / 100 when the export has it | L2 load
-  hit rate;
+  hit rate, with a partitioned L2's second lookups of DRAM fills counted as read misses;
 * ``shared_wavefronts_per_request``: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum over
   smsp__inst_executed_op_shared_ld.sum | local-memory load cycles over requests (and the
   ``shared_store_...`` twin for stores);
@@ -139,7 +139,7 @@ def model_frame(analysis, target) -> pd.DataFrame:
         mem = r.memory.memory if r.memory is not None else None
         dram_read = float(mem.dram_bytes - mem.dram_bytes_written) if mem is not None else 0.0
         row["l2_hit_rate"] = _absorbing_hit_rate(caches.get("L2", {}), target, dram_read)
-        row["l2_load_hit_rate"] = caches.get("L2", {}).get("load_hit_rate", np.nan)
+        row["l2_load_hit_rate"] = counted_load_hit_rate(caches.get("L2", {}), target, dram_read)
         row["threads_per_instruction"] = r.simd.utilization * width if r.simd else np.nan
         row["instructions_per_warp"] = _issues_per_wave(r, width)
         row["verdict"] = r.verdict
@@ -208,6 +208,26 @@ def _absorbing_hit_rate(level: dict, target, dram_read_bytes: float = 0.0) -> fl
     if spec is target.caches[-1]:
         fills = dram_read_bytes / float(spec.sector_bytes or spec.line_bytes) * share
     return (float(level.get("load_hits", 0)) + stores) / (loads + stores + fills)
+
+
+def counted_load_hit_rate(level: dict, target, dram_read_bytes: float = 0.0) -> float:
+    """Load hit rate as the device's counters give it (``lts__t_sector_op_read_hit_rate``).
+
+    Where the level is split in partitions (``partition_copy_share`` s), the other partition
+    looks up s of the sectors filled from DRAM again, and misses: those lookups are read
+    lookups too.  Otherwise the replay's own load hit rate.
+    """
+    if not level:
+        return np.nan
+    spec = next((c for c in target.caches if c.name == level.get("level")), None)
+    loads = float(level.get("load_hits", 0) + level.get("load_misses", 0))
+    share = float(getattr(spec, "partition_copy_share", 0.0)) if spec is not None else 0.0
+    if loads <= 0:
+        return level.get("load_hit_rate", np.nan)
+    fills = 0.0
+    if spec is not None and spec is target.caches[-1] and share > 0:
+        fills = dram_read_bytes / float(spec.sector_bytes or spec.line_bytes) * share
+    return float(level.get("load_hits", 0)) / (loads + fills)
 
 
 def _ratio(sites: pd.DataFrame, space: str, op: str, col: str) -> float:
