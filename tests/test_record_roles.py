@@ -49,6 +49,23 @@ __kernel void csr_row(__global const int* start, __global const int* col, __glob
     s += x[col[j]];
   out[r] = s;
 }
+__kernel void row_accumulate(__global const float* a, __global float* out, int n) {
+  int i = get_global_id(0);
+  out[i] = 0.0f;
+  for (int j = 0; j < n; j++)
+    out[i] += a[i * n + j];
+}
+__kernel void tiled_sum(__global const float* a, __global float* out, __local float* tile, int n) {
+  int l = get_local_id(0);
+  float s = 0.0f;
+  for (int t = 0; t < n; t++) {
+    tile[l] = a[t * 8 + l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    s += tile[7 - l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  out[get_global_id(0)] = s;
+}
 """
 
 
@@ -66,6 +83,8 @@ def kernels(tmp_path_factory):
         "chase": ["int[8]=range", "int[8]", "int:3"],
         "vector_offsets": ["float[32]=rand", "float[32]"],
         "csr_row": ["int[9]=range", "int[8]=range", "float[8]=rand", "float[8]"],
+        "row_accumulate": ["float[64]=rand", "float[8]", "int:8"],
+        "tiled_sum": ["float[64]=rand", "float[8]", "local:32", "int:8"],
     }
     out = {}
     for name, args in runs.items():
@@ -95,7 +114,8 @@ def test_index_used_only_in_an_address_is_address(kernels):
     body = roles(s, 6)
     assert body["add"] == {"address"} and body["sext"] == {"address"}
     assert body["getelementptr"] == {"address"}
-    assert body["load"] == {"-"} and body["fadd"] == {"-"}
+    # the load itself: a loop that stores nothing, its iterations free to overlap
+    assert body["load"] == {"batched"} and body["fadd"] == {"-"}
     # i = get_global_id(0) feeds a[i * n + j] and out[i] only
     assert roles(s, 3)["call get_global_id"] == {"address"}
 
@@ -167,3 +187,22 @@ def test_gather_is_indirect_and_a_loaded_loop_start_is_not(kernels):
     assert set(body.loc[body["column"] == inner, "role"]) == {"address"}
     # x[col[j]]: the index is a loaded value
     assert set(body.loc[body["column"] == outer, "role"]) == {"indirect"}
+
+
+def test_loads_of_a_loop_that_stores_nothing_are_batched(kernels):
+    """Iterations a compiler may overlap: the loop writes no global memory, runs no barrier
+    or atomic, and no load's address comes round the loop from a loaded value."""
+    csr = kernels["csr_row"]
+    assert set(csr.loc[(csr["line"] == 34) & (csr["opcode"] == "load"), "role"]) == {"batched"}
+    # the row bounds are loaded once, outside the loop
+    assert csr.loc[(csr["line"] == 33) & (csr["opcode"] == "load"), "role"].isna().all()
+    # out[i] += a[...] stores every iteration: the next iteration's load waits behind it
+    acc = kernels["row_accumulate"]
+    assert acc.loc[(acc["line"] == 41) & (acc["opcode"] == "load"), "role"].isna().all()
+    assert len(acc.loc[(acc["line"] == 41) & (acc["opcode"] == "load")]) >= 1
+    # a barrier in the loop orders it too
+    tiled = kernels["tiled_sum"]
+    assert tiled.loc[(tiled["line"] == 47) & (tiled["opcode"] == "load"), "role"].isna().all()
+    # a pointer chase: each address is the last iteration's load
+    chase = kernels["chase"]
+    assert chase.loc[(chase["line"] == 22) & (chase["opcode"] == "load"), "role"].isna().all()

@@ -21,6 +21,11 @@
 //            values whose every use is such a branch's condition, an address
 //            value or another loop value (the induction variable's increment
 //            and the exit compare);
+//   batched  a global load (or vload) inside a loop whose iterations a compiler may
+//            overlap: nothing in the loop writes global memory, runs an atomic or
+//            waits at a barrier, and the load's address does not come round the
+//            loop from a loaded value (a pointer chase).  Unrolled, the loads of
+//            several iterations are issued before the first is used;
 //   (none)   everything else, including values used both for an address and
 //            for the kernel's result.
 #pragma once
@@ -49,11 +54,13 @@ enum class Role : uint8_t
   Address = 1,
   Loop = 2,
   Indirect = 3,
+  Batched = 4,
 };
 
 inline const char* roleName(Role r)
 {
-  return r == Role::Address ? "address" : r == Role::Loop ? "loop" : r == Role::Indirect ? "indirect" : "";
+  return r == Role::Address ? "address" : r == Role::Loop ? "loop" : r == Role::Indirect ? "indirect"
+         : r == Role::Batched ? "batched" : "";
 }
 
 // Builtin name of a call to a declared function ("" for anything else).
@@ -208,6 +215,108 @@ inline bool carriesLoad(const llvm::Value* v, const std::unordered_set<const llv
   return false;
 }
 
+// Does ``inst`` keep the next loop iteration's global loads behind it: a write to
+// global (or generic) memory, an atomic, a fence, or a barrier or other builtin that
+// writes memory (vstore, write_image, async copies)?  Stores to private and local
+// memory do not: a global load cannot alias them.
+inline bool ordersGlobalLoads(const llvm::Instruction& i)
+{
+  auto globalish = [](const llvm::Value* ptr) {
+    unsigned as = ptr->getType()->getPointerAddressSpace();
+    return as != 0 && as != 3;
+  };
+  if (const auto* st = llvm::dyn_cast<llvm::StoreInst>(&i))
+    return globalish(st->getPointerOperand());
+  if (llvm::isa<llvm::AtomicRMWInst>(i) || llvm::isa<llvm::AtomicCmpXchgInst>(i) || llvm::isa<llvm::FenceInst>(i))
+    return true;
+  if (const auto* call = llvm::dyn_cast<llvm::CallInst>(&i))
+  {
+    std::string name = calleeBuiltin(call);
+    if (name.empty())
+      return !call->getCalledFunction() || !call->getCalledFunction()->isIntrinsic();  // user function
+    return startsWith(name, "barrier") || startsWith(name, "work_group_barrier") || startsWith(name, "mem_fence") ||
+           startsWith(name, "write_mem_fence") || startsWith(name, "atomic_") || startsWith(name, "atom_") ||
+           startsWith(name, "vstore") || startsWith(name, "write_image") || startsWith(name, "async_work_group") ||
+           startsWith(name, "wait_group_events");
+  }
+  return false;
+}
+
+// Does ``v`` depend on a value loaded in an earlier iteration of ``loop``: through a phi of
+// the loop's header whose value along a back edge comes from a load in the loop?
+inline bool chasedRound(const llvm::Value* v, const llvm::Loop* loop, bool back,
+                        std::unordered_set<const llvm::Value*>& seen)
+{
+  const auto* inst = llvm::dyn_cast<llvm::Instruction>(v);
+  if (!inst || !loop->contains(inst) || !seen.insert(v).second)
+    return false;
+  if (back && (llvm::isa<llvm::LoadInst>(inst) || llvm::isa<llvm::AtomicRMWInst>(inst) ||
+               llvm::isa<llvm::AtomicCmpXchgInst>(inst)))
+    return true;
+  if (const auto* call = llvm::dyn_cast<llvm::CallInst>(inst))
+  {
+    std::string name = calleeBuiltin(call);
+    if (back && (startsWith(name, "vload") || startsWith(name, "atomic_") || startsWith(name, "atom_")))
+      return true;
+  }
+  if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(inst))
+  {
+    for (unsigned k = 0; k < phi->getNumIncomingValues(); k++)
+    {
+      bool edge = phi->getParent() == loop->getHeader() && loop->contains(phi->getIncomingBlock(k));
+      if (chasedRound(phi->getIncomingValue(k), loop, back || edge, seen))
+        return true;
+    }
+    return false;
+  }
+  if (inst->mayReadOrWriteMemory())
+    return false;  // a load of this iteration: a gather, not a chase
+  for (const llvm::Use& op : inst->operands())
+    if (chasedRound(op.get(), loop, back, seen))
+      return true;
+  return false;
+}
+
+// Global loads whose loop lets a compiler overlap iterations (Role::Batched).
+inline void batchedLoads(const llvm::Function& f, const llvm::LoopInfo& li,
+                         std::unordered_map<const llvm::Instruction*, Role>& roles)
+{
+  std::unordered_map<const llvm::Loop*, bool> ordered;
+  auto isOrdered = [&](const llvm::Loop* loop) {
+    auto it = ordered.find(loop);
+    if (it != ordered.end())
+      return it->second;
+    bool o = false;
+    for (const llvm::BasicBlock* bb : loop->blocks())
+      for (const llvm::Instruction& i : *bb)
+        o = o || ordersGlobalLoads(i);
+    return ordered[loop] = o;
+  };
+  for (const llvm::BasicBlock& bb : f)
+  {
+    const llvm::Loop* loop = li.getLoopFor(&bb);
+    if (!loop || isOrdered(loop))
+      continue;
+    for (const llvm::Instruction& i : bb)
+    {
+      const llvm::Value* ptr = nullptr;
+      if (const auto* ld = llvm::dyn_cast<llvm::LoadInst>(&i))
+        ptr = ld->getPointerOperand();
+      else if (const auto* call = llvm::dyn_cast<llvm::CallInst>(&i))
+        if (startsWith(calleeBuiltin(call), "vload") && call->arg_size() >= 2)
+          ptr = call->getArgOperand(1);
+      if (!ptr || !ptr->getType()->isPointerTy() || ptr->getType()->getPointerAddressSpace() != 1)
+        continue;
+      std::unordered_set<const llvm::Value*> seen;
+      bool chased = false;
+      for (const llvm::Use& op : i.operands())
+        chased = chased || chasedRound(op.get(), loop, false, seen);
+      if (!chased)
+        roles[&i] = Role::Batched;
+    }
+  }
+}
+
 // Role of every instruction of ``module``, keyed by instruction.
 inline std::unordered_map<const llvm::Instruction*, Role> instructionRoles(const llvm::Module* module)
 {
@@ -250,6 +359,8 @@ inline std::unordered_map<const llvm::Instruction*, Role> instructionRoles(const
     roles[i] = Role::Loop;
   for (const llvm::Instruction* i : branches)
     roles[i] = Role::Loop;
+  for (const auto& fl : loops)
+    batchedLoads(*fl.first, fl.second->li, roles);
   return roles;
 }
 

@@ -13,7 +13,7 @@ SPACES = ("global", "local", "constant", "private", "image")
 #: Kinds of memory operation.
 OPS = ("load", "store", "atomic")
 #: What a site is for, where the recorder knows (``sites.role``; null: the kernel's work).
-ROLES = ("address", "indirect", "loop")
+ROLES = ("address", "indirect", "loop", "batched")
 
 #: Addressing modes and filters of an OpenCL sampler, as written in ``sampler_addressing``
 #: and ``sampler_filter`` (``none`` is also what a read without a sampler uses).

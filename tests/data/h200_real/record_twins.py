@@ -308,9 +308,15 @@ def merge(parts: list[tuple[int, Case, int, Path]], dst: Path) -> None:
                 }
             row["metadata"] = json.dumps(meta, sort_keys=True)
             launches.append(row)
-            for s in t.sites.to_pylist():
+        # a kept launch carries the sites table of the earlier recording, whose roles an older
+        # recorder wrote: the launches recorded now give their kernels' sites
+        fresh = {(s["kernel"], s["site"]): s for _, _, _, path in parts if not path.name.startswith("kept")
+                 for s in open_trace(path).sites.to_pylist()}
+        for _, _, _, path in parts:
+            for s in open_trace(path).sites.to_pylist():
                 if (s["kernel"], s["site"]) not in seen:
                     seen.add((s["kernel"], s["site"]))
+                    s = fresh.get((s["kernel"], s["site"]), s)
                     s["file"] = "tests/data/h200_real/realkernels.cl"
                     sites.append(s)
         w.set_launches(conform(pa.Table.from_pylist(launches), "launches"))
