@@ -72,14 +72,22 @@ def issue_slots(issues: np.ndarray, cost: np.ndarray, pipe: np.ndarray, unit: np
     return np.bincount(unit, weights=np.where(pipe >= 0, issues, issues * cost), minlength=n_units)
 
 
+def split_pipes(name: str | None) -> tuple[str, ...]:
+    """The pipes an ``issue_pipes`` value names: ``"int|fp32"`` is a class the compiler may put
+    on either pipe (the H200's integer adds: IADD3 on the ALU pipe, IMAD.IADD on the FMA pipe)."""
+    return tuple(p.strip() for p in str(name).split("|") if p.strip()) if name else ()
+
+
 def busy_cycles(issues: np.ndarray, cost: np.ndarray, pipe: np.ndarray, unit: np.ndarray,
-                n_units: int, slots: np.ndarray | None = None) -> np.ndarray:
+                n_units: int, slots: np.ndarray | None = None, alt: np.ndarray | None = None) -> np.ndarray:
     """Cycles each unit's issuers are busy, per unit.
 
     ``pipe`` is each row's pipe index, -1 for a class that holds the issuer for its whole
     cost.  Issue slots are one per issue on a pipe plus the whole cost off a pipe
     (:func:`issue_slots`; ``slots`` when the caller has them); the unit is busy for the
-    larger of its slots and its busiest pipe's cycles.
+    larger of its slots and its busiest pipe's cycles.  ``alt`` (-1: none) is a second pipe
+    a row may use: the compiler balances such work between its two pipes, so it fills
+    whichever is less loaded until both are level.
     """
     cyc = issues * cost
     on_pipe = pipe >= 0
@@ -87,9 +95,19 @@ def busy_cycles(issues: np.ndarray, cost: np.ndarray, pipe: np.ndarray, unit: np
         slots = issue_slots(issues, cost, pipe, unit, n_units)
     if not on_pipe.any():
         return slots
-    n_pipes = int(pipe.max()) + 1
-    per_pipe = np.bincount(unit[on_pipe] * n_pipes + pipe[on_pipe], weights=cyc[on_pipe],
+    alt = np.full(len(pipe), -1) if alt is None else alt
+    n_pipes = int(max(pipe.max(), alt.max())) + 1
+    fixed = on_pipe & (alt < 0)
+    per_pipe = np.bincount(unit[fixed] * n_pipes + pipe[fixed], weights=cyc[fixed],
                            minlength=n_units * n_pipes).reshape(n_units, n_pipes)
+    flexible = on_pipe & (alt >= 0)
+    for a, b in sorted({(int(x), int(y)) for x, y in zip(pipe[flexible], alt[flexible], strict=True)}):
+        rows = flexible & (pipe == a) & (alt == b)
+        work = np.bincount(unit[rows], weights=cyc[rows], minlength=n_units)
+        fa, fb = per_pipe[:, a], per_pipe[:, b]
+        level = np.clip((fa + fb + work) / 2.0, fa, fa + work)  # a's share, leaving b level with it
+        per_pipe[:, b] = fa + fb + work - level
+        per_pipe[:, a] = level
     return np.maximum(slots, per_pipe.max(axis=1))
 
 
@@ -225,22 +243,27 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
         count = np.where(has, count * np.nan_to_num(role), count)
         cost = np.where(has, issues["opclass"].map(base).astype(float).to_numpy(), cost)
     pipes = pipe_table(target)
-    pipe_ids = {p: i for i, p in enumerate(sorted(set(pipes.values())))}
+    pipe_ids = {p: i for i, p in enumerate(sorted({q for v in pipes.values() for q in split_pipes(v)}))}
     # a class priced as its hardware instruction (SAME_AS) also runs on that instruction's pipe
-    pipe_of = {n: pipes.get(str(n), pipes.get(priced[n][1]) if str(n) in SAME_AS else None) for n in names}
-    pipe = issues["opclass"].map({n: pipe_ids.get(pipe_of[n], -1) for n in names}).astype(int).to_numpy()
+    pipe_of = {n: split_pipes(pipes.get(str(n), pipes.get(priced[n][1]) if str(n) in SAME_AS else None))
+               for n in names}
+    pipe = issues["opclass"].map({n: pipe_ids[p[0]] if p else -1 for n, p in pipe_of.items()}) \
+        .astype(int).to_numpy()
+    alt = issues["opclass"].map({n: pipe_ids[p[1]] if len(p) > 1 else -1 for n, p in pipe_of.items()}) \
+        .astype(int).to_numpy()
     if pricing is not None and pricing.site_cost is not None:
         # machine-code prices per site; the machine code holds the issuer for its whole cost
         cost = issues["site"].map(pricing.site_cost).fillna(0.0).astype(float).to_numpy()
         pipe = np.full(len(cost), -1)
+        alt = np.full(len(cost), -1)
         fallback = ()
     cyc = count * cost
 
     wave = issues["wave"].to_numpy()
     cu = cu_of_waves(wave, layout, cus)
     slots_per_cu = issue_slots(count, cost, pipe, cu, cus)
-    per_cu = busy_cycles(count, cost, pipe, cu, cus, slots_per_cu)
-    total = float(busy_cycles(count, cost, pipe, np.zeros(len(cu), dtype=np.int64), 1)[0]) * scale
+    per_cu = busy_cycles(count, cost, pipe, cu, cus, slots_per_cu, alt)
+    total = float(busy_cycles(count, cost, pipe, np.zeros(len(cu), dtype=np.int64), 1, alt=alt)[0]) * scale
     if pricing is not None and pricing.wave_cycles:
         waves = np.unique(wave)
         per_cu = per_cu + np.bincount(cu_of_waves(waves, layout, cus), minlength=cus) * pricing.wave_cycles

@@ -22,6 +22,7 @@ from analyzers.bound import (
     BoundResult,
     MemoryTraffic,
     Schedule,
+    batched_overlap,
     classify,
     load_chains,
     load_chains_from_requests,
@@ -30,7 +31,7 @@ from analyzers.geometry import LaunchGeometry, launch_geometries
 from analyzers.machine_code import MachineCodeResult
 from analyzers.memory_adapter import LaunchMemory, memory_by_launch
 from analyzers.occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
-from analyzers.roles import role_pricing
+from analyzers.roles import role_pricing, site_roles
 from analyzers.simd import (
     SimdResult,
     simd_utilization,
@@ -219,7 +220,8 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
         ps = mem.per_site
         stores = ps.loc[(ps["space"] != "local") & (ps["space"] != "private") & (ps["op"] != "load"), "site"]
     chains = load_chains(issues, mem.load_sites if mem is not None else (), stores,
-                         group_of=(lambda w: w) if layout.packed else (lambda w: wave_group(w, layout)))
+                         group_of=(lambda w: w) if layout.packed else (lambda w: wave_group(w, layout)),
+                         overlap=batched_overlap(site_roles(sites, geo.kernel), target))
     if chains.loads_per_wave == 0 and mem is not None and mem.load_sites:
         loads = mem.per_site[mem.per_site["site"].isin(list(mem.load_sites))]
         recorded_waves = layout.waves / geo.sample_scale

@@ -124,13 +124,17 @@ class LoadChains:
         return self.loads_per_wave / self.chain_per_wave if self.chain_per_wave else 0.0
 
 
-def load_chains(issues: pd.DataFrame, load_sites, store_sites=(), group_of=None) -> LoadChains:
+def load_chains(issues: pd.DataFrame, load_sites, store_sites=(), group_of=None,
+                overlap: dict | None = None) -> LoadChains:
     """Per-wave load issues and chain length from :func:`analyzers.simd.wave_issues` rows.
 
     ``load_sites`` are the sites of loads that go through the cache hierarchy.
     Repeated issues of one site by one wave are taken as dependent (each waits
-    for the last), distinct sites as independent.  ``group_of`` (wave ids -> the
-    work-group or packed task they belong to) gives the slowest wave of each group.
+    for the last), distinct sites as independent, except that a site in
+    ``overlap`` (site -> :class:`BatchPlan`: a loop whose iterations the compiler may
+    overlap, :func:`batched_overlap`) counts the round trips its plan gives.  ``group_of``
+    (wave ids -> the work-group or packed task they belong to) gives the slowest
+    wave of each group.
     """
     if issues.empty:
         return LoadChains(0.0, 0.0)
@@ -140,15 +144,77 @@ def load_chains(issues: pd.DataFrame, load_sites, store_sites=(), group_of=None)
     sel = issues[issues["site"].isin(list(load_sites)) & ops.isin(["load", "atomic"])]
     if sel.empty:
         return LoadChains(0.0, 0.0, stores)
-    per_wave = sel.groupby(["wave", "site"], sort=False, observed=True)["issues"].sum() \
-        .groupby(level="wave", sort=False).agg(["sum", "max"])
+    per_site = sel.groupby(["wave", "site"], sort=False, observed=True)["issues"].sum()
+    per_wave = per_site.groupby(level="wave", sort=False).agg(["sum", "max"])
     chain = per_wave["max"]
+    if overlap:
+        sites = pd.Series(per_site.index.get_level_values("site").to_numpy())
+        plan = [sites.map(lambda x, k=k: getattr(overlap.get(int(x)), k, None))
+                for k in ("unroll", "body", "ratio")]
+        batched = plan[0].notna().to_numpy()
+        n = per_site.to_numpy(dtype=float)
+        steps = n.copy()
+        if batched.any():
+            u, body, r = (p[batched].to_numpy(dtype=float) for p in plan)
+            steps[batched] = batched_rounds(n[batched], u.astype(np.int64), body.astype(np.int64), r)
+        chain = pd.Series(steps, index=per_site.index).groupby(level="wave", sort=False).max()
     per_group = None
     if group_of is not None:
         groups = group_of(chain.index.to_numpy())
         per_group = float(chain.groupby(groups).max().mean())
     return LoadChains(float(per_wave["sum"].mean()), float(chain.mean()), stores, per_group,
                       float(chain.max()))
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    """How a target's compiler runs a loop whose loads may overlap (``sites.role`` "batched").
+
+    The loop is unrolled ``unroll`` times with its n mod unroll remainder iterations run
+    one at a time; the rest goes in bodies of ``body`` iterations, then one each of
+    body/2, body/4, ... down to ``unroll`` as needed (nvcc's shape).  A body of b
+    iterations issues its loads together and waits one round trip plus b times what each
+    iteration's requests cost the memory pipeline: with ``ratio`` = round trip / that cost,
+    it takes (ratio + b) / (ratio + 1) round trips of a one-iteration loop.
+    """
+
+    unroll: int
+    body: int
+    ratio: float
+
+    @classmethod
+    def from_target(cls, target) -> BatchPlan | None:
+        """From ``simd.batched_load_overlap`` (f: how many times faster a loop of full bodies
+        runs than a rolled one), ``batched_load_unroll`` and ``batched_load_body`` (B):
+        f = B (ratio + 1) / (ratio + B).  None where the target gives no overlap."""
+        simd = target.simd
+        f = float(getattr(simd, "batched_load_overlap", 1.0) or 1.0)
+        unroll = max(1, int(getattr(simd, "batched_load_unroll", 1) or 1))
+        body = max(unroll, int(getattr(simd, "batched_load_body", 0) or unroll))
+        if f <= 1.0 or body <= 1 or f >= body:
+            return None
+        return cls(unroll, body, body * (f - 1.0) / (body - f))
+
+
+def batched_rounds(n: np.ndarray, unroll: np.ndarray, body: np.ndarray, ratio: np.ndarray) -> np.ndarray:
+    """Round trips a wave waits through n issues of a batched load site (:class:`BatchPlan`)."""
+    whole = np.rint(np.asarray(n, dtype=float)).astype(np.int64)
+    single = np.mod(whole, unroll)
+    m = whole - single
+    tail = (m % body) // unroll
+    bodies = m // body + np.array([bin(int(t)).count("1") for t in tail], dtype=np.int64)
+    return single + (bodies * ratio + m) / (ratio + 1.0)
+
+
+def batched_overlap(roles: dict[int, str], target) -> dict[int, BatchPlan]:
+    """site -> the target's :class:`BatchPlan` for the sites the recorder marked ``batched``
+    (tracekit/recorder/roles.h): loads in a loop that writes no global memory, runs no
+    atomic or barrier and chases no pointer, whose iterations an unrolling compiler issues
+    together.  Empty where the target gives no overlap or the trace has no such sites."""
+    plan = BatchPlan.from_target(target)
+    if plan is None:
+        return {}
+    return {site: plan for site, role in roles.items() if role == "batched"}
 
 
 def load_chains_from_requests(load_requests_per_site, waves: float) -> LoadChains:

@@ -319,7 +319,8 @@ def memory_by_launch(trace, target, geos, targets: dict | None = None) -> dict[i
             rep, estimate = replay_warm(trace, t, g.launch, g.work_group_size, footprint, g.sample_scale,
                                         groups_recorded=g.groups_recorded, total_groups=g.total_groups)
         elif warm_units_apply(t, g.sample_scale, g.groups_recorded or g.num_groups, g.total_groups or None):
-            rep = replay_warm_units(trace, t, g.launch, g.work_group_size)
+            rep = replay_warm_units(trace, t, g.launch, g.work_group_size,
+                                    total_groups=g.total_groups or None)
             estimate = plain_estimate(g.groups_recorded or g.num_groups, g.total_groups or g.num_groups,
                                       g.sample_scale)
         else:

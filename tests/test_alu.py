@@ -174,3 +174,46 @@ def test_integer_builtins_cost_their_alu_instructions_not_the_math_library_defau
     assert cost_of("math_clamp", own.alu_cycles) == (9.0, "math_clamp")   # a target's own price wins
     b = KernelBuilder("c", 32, 32).count(1, "math_clamp", 3)
     assert run(b, t).cycles == 3 * 4
+
+
+def test_work_the_compiler_may_put_on_either_pipe_levels_them():
+    """A class on "a|b" fills the less loaded of its two pipes until both are level: 10 cycles
+    fixed on pipe 0, 2 on pipe 1 and 12 that may go either way come to 12 on each."""
+    from analyzers.alu import busy_cycles, split_pipes
+
+    assert split_pipes("int|fp32") == ("int", "fp32") and split_pipes("int") == ("int",)
+    assert split_pipes(None) == ()
+    issues = np.array([5.0, 2.0, 6.0])
+    cost = np.array([2.0, 1.0, 2.0])
+    pipe = np.array([0, 1, 0])
+    unit = np.zeros(3, dtype=np.int64)
+    slots = np.array([1.0])  # issue slots below every pipe: the pipes decide
+    fixed = busy_cycles(issues, cost, pipe, unit, 1, slots)
+    assert fixed.tolist() == [22.0]  # all integer work on pipe 0
+    either = busy_cycles(issues, cost, pipe, unit, 1, slots, alt=np.array([-1, -1, 1]))
+    assert either.tolist() == [12.0]
+    # a pipe already busier than the other takes none of it
+    busy = busy_cycles(np.array([5.0, 40.0, 6.0]), cost, pipe, unit, 1, slots, alt=np.array([-1, -1, 1]))
+    assert busy.tolist() == [40.0]
+
+
+def test_h200_balances_integer_adds_over_the_alu_and_fma_pipes():
+    """ncu's pipe counts for convolution2D (tests/data/h200_real): more integer work on the FMA
+    pipe than on the ALU pipe; the target puts multiply-adds on the FMA pipe and lets adds go
+    either way."""
+    h200 = load_target("nvidia-h200")
+    assert h200.issue_pipes["int_add"] == "int|fp32"
+    assert h200.issue_pipes["int_mul"] == "fp32" and h200.issue_pipes["bitwise"] == "int"
+
+
+def test_a_class_on_three_pipes_is_refused(tmp_path):
+    from pathlib import Path
+
+    from tracekit.errors import TargetError
+
+    text = (Path(__file__).resolve().parents[1] / "tracekit" / "targets" / "nvidia-h200.toml").read_text()
+    bad = text.replace('int_add = { value = "int|fp32"', 'int_add = { value = "int|fp32|xu"')
+    assert bad != text
+    (tmp_path / "bad.toml").write_text(bad)
+    with pytest.raises(TargetError, match="issue_pipes.int_add"):
+        load_target(str(tmp_path / "bad.toml"))

@@ -211,3 +211,51 @@ def test_depth_levels_are_named_as_the_target_numbers_them(name):
     mem = launch_memory(replay_memory(df, t, patterns=False), t, 1.0, 0)
     assert set(mem.traffic.depth_requests) == {"DRAM"}
     assert request_latency_s(mem.traffic, t, 1.0) >= 0.999 * t.dram.latency_ns * 1e-9
+
+
+def test_batched_loop_loads_overlap_after_their_remainder():
+    """A loop the recorder marked ``batched`` (no store, barrier or chase in it): of n issues,
+    n mod unroll run one round trip each and the rest go in bodies of 16, 8 and 4 iterations,
+    a body of b taking (ratio + b) / (ratio + 1) round trips; other sites keep one round trip
+    per issue, and the chain is the wave's longest."""
+    from analyzers.bound import BatchPlan, batched_overlap, batched_rounds
+
+    h200 = load_target("nvidia-h200")
+    plan = BatchPlan.from_target(h200)
+    # f = 2.7 for loops of full 16-iteration bodies: ratio = 16 * 1.7 / 13.3
+    assert plan == BatchPlan(4, 16, pytest.approx(16 * 1.7 / 13.3))
+    r = plan.ratio
+    assert 32 / float(batched_rounds(np.array([32]), 4, 16, r)[0]) == pytest.approx(2.7)
+    # 318 = 2 single + 316 = 19 bodies of 16, one of 8, one of 4
+    assert batched_rounds(np.array([318]), 4, 16, r)[0] == pytest.approx(2 + (21 * r + 316) / (r + 1))
+    # 3 iterations: all remainder; 12: one body of 8 and one of 4
+    assert batched_rounds(np.array([3, 12]), 4, 16, r).tolist() == pytest.approx([3, (2 * r + 12) / (r + 1)])
+
+    issues = pd.DataFrame({"wave": [0, 0, 0, 1, 1], "site": [5, 6, 7, 5, 6],
+                           "opclass": ["load"] * 5, "issues": [318, 318, 4, 9, 9]})
+    plain = load_chains(issues, [5, 6, 7])
+    assert plain.chain_per_wave == pytest.approx((318 + 9) / 2)
+    overlap = batched_overlap({5: "batched", 6: "address", 7: "batched"}, h200)
+    assert overlap == {5: plan, 7: plan}
+    # site 6 (not batched) keeps its 318 round trips: the chain is 318
+    assert load_chains(issues, [5, 6, 7], overlap=overlap).chain_max == pytest.approx(318)
+    only5 = load_chains(issues[issues["site"] != 6], [5, 7], overlap=overlap)
+    w0 = batched_rounds(np.array([318]), 4, 16, r)[0]
+    w1 = 1 + (r + 8) / (r + 1)  # 9 = 1 single + one body of 8
+    assert only5.chain_max == pytest.approx(w0)
+    assert only5.chain_per_wave == pytest.approx((w0 + w1) / 2)
+    assert only5.loads_per_wave == plain.loads_per_wave - (318 + 9) / 2  # issues are not scaled
+    # a target without the factor leaves the chain alone
+    assert batched_overlap({5: "batched"}, load_target("adreno-640")) == {}
+
+
+def test_batched_overlap_must_be_at_least_one(tmp_path):
+    from tracekit.errors import TargetError
+
+    text = (Path(__file__).resolve().parents[1] / "tracekit" / "targets" / "nvidia-h200.toml").read_text()
+    bad = text.replace("batched_load_overlap = { value = 2.7", "batched_load_overlap = { value = 0.5")
+    assert bad != text
+    path = tmp_path / "bad.toml"
+    path.write_text(bad)
+    with pytest.raises(TargetError, match="batched_load_overlap"):
+        load_target(str(path))

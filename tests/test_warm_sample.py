@@ -162,3 +162,17 @@ def test_compulsory_misses_of_a_fetching_last_level():
     assert _fetching(l2, fp, sectors, (10, 640)) == (32.0, 64.0)
     # 32 bytes per miss (coalesced requests): every sector a miss
     assert _fetching(l2, fp, sectors, (10, 320)) == (64.0, 32.0)
+
+
+def test_units_run_as_many_groups_before_the_count_as_they_would_mid_launch():
+    """Each unit is warmed by up to four different groups of the sample: one fewer than the
+    groups it runs in the whole launch (a unit that runs two runs one before the counted one)."""
+    from analyzers.warm_sample import WARM_UNIT_PASSES, unit_warm_passes
+    from tracekit.targets import load_target
+
+    h200 = load_target("nvidia-h200")  # 132 SMs
+    assert unit_warm_passes(h200, None) == 1
+    assert unit_warm_passes(h200, 132) == 1
+    assert unit_warm_passes(h200, 264) == 1
+    assert unit_warm_passes(h200, 3 * 132) == 2
+    assert unit_warm_passes(h200, 4096) == WARM_UNIT_PASSES == 4

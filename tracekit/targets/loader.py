@@ -397,6 +397,10 @@ class _Parser:
             if not (k == S.MATH_DEFAULT or is_opclass(k)):
                 raise self.fail(key, "unknown key; must be a trace opclass or a math_<builtin> name")
             out[k] = self.typed(key, self.sourced(key, raw), S.Field("str"))
+            parts = out[k].split("|")
+            if len(parts) > 2 or any(not p.strip() for p in parts):
+                raise self.fail(key, f"must name one pipe, or two a compiler chooses between as 'a|b'; "
+                                     f"got '{out[k]}'")
         return out
 
     def peak_rows(self, rows) -> tuple[PeakInput, ...]:

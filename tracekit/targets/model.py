@@ -42,6 +42,15 @@ class SimdSpec:
     #: Cycles between a wave's instruction and the next one that needs its result (0: not
     #: modelled); a scheduler with fewer resident waves than this idles in between.
     dependent_issue_cycles: float = 0.0
+    #: Loads of a loop that stores nothing and chases no pointer (``sites.role`` "batched")
+    #: go this many times faster than one round trip per iteration: the compiler unrolls
+    #: the loop and issues several iterations' loads before using the first (1: no overlap).
+    batched_load_overlap: float = 1.0
+    #: Times the compiler unrolls such a loop: the n mod unroll remainder iterations of a
+    #: loop of n run one at a time, before the unrolled bodies.
+    batched_load_unroll: int = 1
+    #: Iterations of the largest unrolled body of such a loop (0: ``batched_load_unroll``).
+    batched_load_body: int = 0
 
     @property
     def lanes(self) -> int:

@@ -89,6 +89,15 @@ SIMD = {
     "dependent_issue_cycles": Field("float", required=False, **NONNEG,
                                     doc="cycles before a wave can issue an instruction that uses the "
                                         "last one's result (0: not modelled)"),
+    "batched_load_overlap": Field("float", required=False, rule="must be >= 1",
+                                  check=lambda v: 1.0 <= v < math.inf,
+                                  doc="how many times faster a wave gets through the loads of a loop whose "
+                                      "iterations the compiler may overlap (sites.role 'batched') than "
+                                      "one dependent round trip per iteration (1: no overlap)"),
+    "batched_load_unroll": Field("int", required=False, doc="times the compiler unrolls such a loop; "
+                                 "the n mod unroll remainder iterations run one at a time", **POS),
+    "batched_load_body": Field("int", required=False, doc="iterations of the largest unrolled body of such "
+                               "a loop, whose loads go out together (default: batched_load_unroll)", **POS),
 }
 
 CACHE = {
