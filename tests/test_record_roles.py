@@ -66,6 +66,16 @@ __kernel void tiled_sum(__global const float* a, __global float* out, __local fl
   }
   out[get_global_id(0)] = s;
 }
+__kernel void tree_reduce(__global float* out, __local float* part) {
+  int l = get_local_id(0);
+  part[l] = (float)l;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = 4; s > 0; s >>= 1) {
+    if (l < s) part[l] += part[l + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  out[get_global_id(0)] = part[0];
+}
 """
 
 
@@ -85,6 +95,7 @@ def kernels(tmp_path_factory):
         "csr_row": ["int[9]=range", "int[8]=range", "float[8]=rand", "float[8]"],
         "row_accumulate": ["float[64]=rand", "float[8]", "int:8"],
         "tiled_sum": ["float[64]=rand", "float[8]", "local:32", "int:8"],
+        "tree_reduce": ["float[8]", "local:32"],
     }
     out = {}
     for name, args in runs.items():
@@ -206,3 +217,17 @@ def test_loads_of_a_loop_that_stores_nothing_are_batched(kernels):
     # a pointer chase: each address is the last iteration's load
     chase = kernels["chase"]
     assert chase.loc[(chase["line"] == 22) & (chase["opcode"] == "load"), "role"].isna().all()
+
+
+def test_a_barrier_loop_with_a_run_time_trip_count_keeps_its_control(kernels):
+    """Compilers keep a loop that waits at a barrier rolled unless its trip count is a constant
+    (nvcc: one BAR per body in the tree reduction's and the tiled product's loops, the
+    constant-count reduction of SpMV-vector unrolled): its counter, compare and branches
+    are the kernel's work, not loop control."""
+    tiled = kernels["tiled_sum"]  # for (int t = 0; t < n; t++) round two barriers
+    header = tiled[(tiled["line"] == 46) & tiled["opcode"].isin(["icmp", "br"])]
+    assert len(header) and header["role"].isna().all()
+    tree = kernels["tree_reduce"]  # for (int s = 4; s > 0; s >>= 1): a constant trip count
+    assert roles(tree, 58)["icmp"] == {"loop"} and "loop" in roles(tree, 58)["br"]
+    # a loop without a barrier keeps its loop control however its count is known
+    assert roles(kernels["row_sum"], 5)["icmp"] == {"loop"}

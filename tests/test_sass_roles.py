@@ -130,3 +130,16 @@ def test_roles_bring_ir_instruction_counts_to_the_device(real):
     raw = (abs(per["ir"] / per["machine"] - 1) <= 0.10).sum()
     scaled = (abs(per["scaled"] / per["machine"] - 1) <= 0.10).sum()
     assert raw <= 4 and scaled >= 12
+
+
+def test_a_loop_round_a_barrier_has_no_loop_control():
+    """nvcc keeps a loop that waits at a barrier rolled (its count known only at run time):
+    its counter, compare and back edge run every iteration, as the recorder takes them."""
+    with_bar = LISTING.replace("        /*00e0*/                   FFMA R11, R13, R14, R11 ;\n",
+                               "        /*00e0*/                   FFMA R11, R13, R14, R11 ;\n"
+                               "        /*00e8*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;\n")
+    assert with_bar != LISTING
+    ins = sass.parse_listing(with_bar)["walk"]
+    got = {x.pc: r for x, r in zip(ins, sass.roles(ins), strict=True)}
+    assert got[0x120] is None and got[0x130] is None and got[0xF0] is None
+    assert sass.loop_branches(ins) == set()

@@ -251,11 +251,15 @@ def def_use(ins: list[Instruction]) -> dict[int, list[tuple[int, str]]]:
 
 
 def loop_branches(ins: list[Instruction]) -> set[int]:
-    """Backward branches and the branches inside their range that leave it."""
+    """Backward branches and the branches inside their range that leave it, of loops without a
+    barrier: a loop the compiler kept rolled round a barrier runs its control every
+    iteration, as the recorder's roles take it (tracekit/recorder/roles.h)."""
     out = set()
     for i, x in enumerate(ins):
         if x.base == "BRA" and x.target is not None and x.target <= x.pc:
             lo, hi = x.target, x.pc
+            if any(lo <= y.pc <= hi and y.base == "BAR" for y in ins):
+                continue
             out.add(i)
             for j, y in enumerate(ins):
                 if lo <= y.pc <= hi and y.base in BRANCHES and y.base != "CALL" and (

@@ -20,7 +20,8 @@
 //   loop     the branches that leave a loop or go back to its header, and the
 //            values whose every use is such a branch's condition, an address
 //            value or another loop value (the induction variable's increment
-//            and the exit compare);
+//            and the exit compare); not those of a loop that waits at a barrier
+//            with a trip count known only at run time, which compilers keep rolled;
 //   batched  a global load (or vload) inside a loop whose iterations a compiler may
 //            overlap: nothing in the loop writes global memory, runs an atomic or
 //            waits at a barrier, and the load's address does not come round the
@@ -160,7 +161,56 @@ struct FunctionLoops
   explicit FunctionLoops(llvm::Function& f) : dt(f), li(dt) {}
 };
 
-// Branches (and switches) that leave their loop or go back to its header.
+// Is ``v`` a constant, or a header phi of ``loop`` that starts at one, perhaps through a cast
+// or an operation with a constant?
+inline bool constantStart(const llvm::Value* v, const llvm::Loop* loop)
+{
+  if (llvm::isa<llvm::ConstantInt>(v))
+    return true;
+  if (const auto* cast = llvm::dyn_cast<llvm::CastInst>(v))
+    return constantStart(cast->getOperand(0), loop);
+  if (const auto* bin = llvm::dyn_cast<llvm::BinaryOperator>(v))
+    return (llvm::isa<llvm::ConstantInt>(bin->getOperand(1)) && constantStart(bin->getOperand(0), loop)) ||
+           (llvm::isa<llvm::ConstantInt>(bin->getOperand(0)) && constantStart(bin->getOperand(1), loop));
+  const auto* phi = llvm::dyn_cast<llvm::PHINode>(v);
+  if (!phi || phi->getParent() != loop->getHeader())
+    return false;
+  for (unsigned k = 0; k < phi->getNumIncomingValues(); k++)
+    if (!loop->contains(phi->getIncomingBlock(k)) && !llvm::isa<llvm::ConstantInt>(phi->getIncomingValue(k)))
+      return false;
+  return true;
+}
+
+// Does the loop wait at a barrier while its trip count is known only at run time?  A compiler
+// does not unroll such a loop (nvcc keeps the tree reduction's and the tiled product's loops
+// rolled, one barrier per body in the machine code), so its counter, compare and branches
+// run every iteration: they are the kernel's work, not loop control an unrolling folds.
+inline bool keptRolled(const llvm::Loop* loop)
+{
+  bool barrier = false;
+  for (const llvm::BasicBlock* bb : loop->blocks())
+    for (const llvm::Instruction& i : *bb)
+      if (const auto* call = llvm::dyn_cast<llvm::CallInst>(&i))
+      {
+        std::string name = calleeBuiltin(call);
+        barrier = barrier || startsWith(name, "barrier") || startsWith(name, "work_group_barrier");
+      }
+  if (!barrier)
+    return false;
+  llvm::SmallVector<llvm::BasicBlock*, 4> exiting;
+  loop->getExitingBlocks(exiting);
+  for (const llvm::BasicBlock* bb : exiting)
+  {
+    const auto* br = llvm::dyn_cast<llvm::BranchInst>(bb->getTerminator());
+    const auto* cmp = br && br->isConditional() ? llvm::dyn_cast<llvm::ICmpInst>(br->getCondition()) : nullptr;
+    if (!cmp || !constantStart(cmp->getOperand(0), loop) || !constantStart(cmp->getOperand(1), loop))
+      return true;
+  }
+  return false;
+}
+
+// Branches (and switches) that leave their loop or go back to its header, of loops a compiler
+// may unroll (not :func:`keptRolled`).
 inline void loopBranches(const llvm::Function& f, const llvm::LoopInfo& li,
                          std::unordered_set<const llvm::Instruction*>& out)
 {
@@ -169,6 +219,8 @@ inline void loopBranches(const llvm::Function& f, const llvm::LoopInfo& li,
     const llvm::Loop* loop = li.getLoopFor(&bb);
     const llvm::Instruction* term = bb.getTerminator();
     if (!loop || !term || !(llvm::isa<llvm::BranchInst>(term) || llvm::isa<llvm::SwitchInst>(term)))
+      continue;
+    if (keptRolled(loop))
       continue;
     for (unsigned i = 0; i < term->getNumSuccessors(); i++)
     {

@@ -358,6 +358,43 @@ def shrink(path: Path) -> None:
     tmp.replace(path)
 
 
+def refresh_roles(all_cases: list[Case], kept: Path, dst: Path, tmp: Path) -> None:
+    """``kept`` with every site's role as the recorder writes it now, into ``dst``.
+
+    Roles are a property of the program, not of a launch: the recorder decides them for the
+    whole module when a launch starts, and every kernel's rows of the sites table list the
+    same module sites.  One work-group of the smallest launch gives them; the accesses,
+    instructions and launches of ``kept`` are copied unchanged.
+    """
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    from tracekit import open_trace
+
+    case = min(all_cases, key=lambda c: c.block[0] * c.block[1])
+    record(case, 1, tmp / "roles.tkt")
+    fresh = open_trace(tmp / "roles.tkt").sites.to_pandas().set_index("site")
+    if dst.resolve() != kept.resolve():
+        shutil.rmtree(dst, ignore_errors=True)
+        shutil.copytree(kept, dst)
+    path = dst / "sites.parquet"
+    sites = pq.read_table(path).to_pandas()
+    known = sites["site"].isin(fresh.index)
+    same = known & (sites["opcode"].to_numpy() == fresh["opcode"].reindex(sites["site"]).to_numpy())
+    if not same.all():
+        raise SystemExit(f"{int((~same).sum())} sites differ from the module recorded now: record again")
+    before = sites["role"].copy()
+    sites["role"] = fresh["role"].reindex(sites["site"]).to_numpy()
+    changed = sites[(before.fillna("") != sites["role"].fillna(""))]
+    from tracekit.trace.store import conform
+
+    pq.write_table(conform(pa.Table.from_pandas(sites, preserve_index=False), "sites"), path,
+                   compression="zstd", compression_level=22)
+    print(f"roles: {len(changed)} site rows changed, "
+          f"{changed.groupby('kernel').size().to_dict() if len(changed) else {}}")
+
+
 def verify(all_cases: list[Case], tmp: Path) -> None:
     """Record one launch truncated and as a full launch with --sample first:N; compare the accesses."""
     from tracekit import open_trace
@@ -387,8 +424,17 @@ def main() -> None:
                     help="an earlier twins.tkt: launches not recorded now (see --only) are taken from it")
     ap.add_argument("--truncate", action="store_true",
                     help="run only the recorded work-groups (fast, but no whole-grid footprint)")
+    ap.add_argument("--roles-from-keep", action="store_true",
+                    help="with --keep: copy it to OUT/twins.tkt with the site roles the recorder writes "
+                         "now (one work-group recorded), recording nothing else")
     opts = ap.parse_args()
     opts.out.mkdir(parents=True, exist_ok=True)
+    if opts.roles_from_keep:
+        if opts.keep is None:
+            raise SystemExit("--roles-from-keep needs --keep TWINS")
+        with tempfile.TemporaryDirectory(prefix="twins-") as tmpdir:
+            refresh_roles(cases(Path(tmpdir)), opts.keep, opts.out / "twins.tkt", Path(tmpdir))
+        return
     with tempfile.TemporaryDirectory(prefix="twins-") as tmpdir:
         tmp = Path(tmpdir)
         all_cases = cases(tmp)
