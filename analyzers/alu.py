@@ -318,3 +318,15 @@ def dependent_issue_s(alu: AluResult, resident_waves_per_cu: float, target) -> f
     per_issuer = resident_waves_per_cu / issuers
     clock_hz = float(target.clock_mhz) * 1e6
     return alu.slots_busiest_cu / issuers * latency / per_issuer / clock_hz
+
+
+def wave_issue_s(alu: AluResult, waves: float, target) -> float:
+    """Time one wave needs to issue its own instructions when each waits for the one before:
+    the mean wave's machine instructions x ``simd.dependent_issue_cycles``.  However many waves
+    share its scheduler, a wave is not done before that, so it belongs in the wave's lifetime
+    beside its load round trips (:func:`analyzers.bound.classify`).  0 where the target gives no
+    dependent-issue latency."""
+    latency = float(getattr(target.simd, "dependent_issue_cycles", 0.0) or 0.0)
+    if latency <= 0 or waves <= 0 or alu.instructions <= 0:
+        return 0.0
+    return alu.instructions / waves * latency / (float(target.clock_mhz) * 1e6)

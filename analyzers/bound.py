@@ -519,7 +519,8 @@ def dram_queue_s(target, busy: float) -> float:
 
 
 def _latency_term(traffic: MemoryTraffic, chains: LoadChains, resident_waves: float, target,
-                  schedule: Schedule | None, throughput_s: float, tpr: float, queue_s: float) -> _Latency:
+                  schedule: Schedule | None, throughput_s: float, tpr: float, queue_s: float,
+                  wave_issue_s: float = 0.0) -> _Latency:
     lat, served = mean_load_latency_s(traffic, target, queue_s)
     in_flight = resident_waves * max(chains.loads_in_flight, 1.0 if chains.loads_per_wave else 0.0) * tpr
     if traffic.load_transactions and in_flight > 0:
@@ -536,6 +537,9 @@ def _latency_term(traffic: MemoryTraffic, chains: LoadChains, resident_waves: fl
     if chains.stores_per_wave:
         lifetime_s += store_ack_latency_s(target)
         longest_s += store_ack_latency_s(target)
+    # a wave cannot finish before it has issued its own instructions, each waiting for the last
+    lifetime_s += wave_issue_s
+    longest_s += wave_issue_s
     sched = {}
     if schedule is not None:
         slots_s, rounds = schedule_time(schedule, lifetime_s, dispatch_s, longest_s)
@@ -577,7 +581,8 @@ def loaded_latency(term, dram_s: float, throughput_s: float, target) -> tuple[_L
 
 
 def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_waves: float,
-             target, active_cus: int, schedule: Schedule | None = None, issue_s: float = 0.0) -> BoundResult:
+             target, active_cus: int, schedule: Schedule | None = None, issue_s: float = 0.0,
+             wave_issue_s: float = 0.0) -> BoundResult:
     """Combine the ALU time, the memory times and the latency term into the verdict.
 
     ``resident_waves`` is the total over the units in use (occupancy x units).
@@ -594,7 +599,8 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
     tpr = traffic.load_transactions / traffic.load_requests if traffic.load_requests else 0.0
     overhead_s, _, threshold = launch_costs(target)
     lt, dram_busy = loaded_latency(
-        lambda q: _latency_term(traffic, chains, resident_waves, target, schedule, throughput_s, tpr, q),
+        lambda q: _latency_term(traffic, chains, resident_waves, target, schedule, throughput_s, tpr, q,
+                                wave_issue_s),
         levels.get("DRAM", 0.0), throughput_s, target)
     # atomics queued on one line are a chain of updates, each waiting for the one before: a
     # serialisation with the units idle, which is latency in the speed-of-light sense
@@ -634,6 +640,7 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
         "launch_overhead_s": overhead_s,
         "atomic_queue_s": atomic_s,
         "dependent_issue_s": issue_s,
+        "wave_issue_s": wave_issue_s,
         **lt.sched,
     }
     return BoundResult(verdict, time_s, alu_s, memory_s, latency_s, levels, bottleneck, evidence)

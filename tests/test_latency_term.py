@@ -259,3 +259,24 @@ def test_batched_overlap_must_be_at_least_one(tmp_path):
     path.write_text(bad)
     with pytest.raises(TargetError, match="batched_load_overlap"):
         load_target(str(path))
+
+
+def test_a_wave_lifetime_includes_issuing_its_own_instructions():
+    """Each wave's lifetime in the schedule is its load round trips plus its own instructions
+    issued one per dependent-issue latency: 2000 instructions per wave at 4.15 cycles and
+    1980 MHz add 4.19 us to every round."""
+    from analyzers.alu import AluResult, wave_issue_s
+
+    h200 = load_target("nvidia-h200")
+    alu = AluResult(cycles=0.0, cycles_busiest_cu=0.0, active_cus=1, issuers_used=4, time_s=0.0,
+                    fast_math=False, priced_by_fallback=(), per_site=pd.DataFrame(), instructions=2000.0 * 64)
+    per_wave = wave_issue_s(alu, 64, h200)
+    assert per_wave == pytest.approx(2000 * 4.15 / 1.98e9)
+    assert wave_issue_s(alu, 64, load_target("adreno-640")) == 0.0  # no dependent-issue figure
+    tr = traffic(l1=(100, 100), requests=100.0, transactions=100.0)
+    chains = LoadChains(loads_per_wave=1.0, chain_per_wave=1.0)
+    sched = Schedule(work_groups_per_unit=4, resident_work_groups=1)
+    base = classify(0.0, tr, chains, 1.0, h200, 1, sched)
+    more = classify(0.0, tr, chains, 1.0, h200, 1, sched, wave_issue_s=per_wave)
+    assert more.evidence["wave_lifetime_s"] == pytest.approx(base.evidence["wave_lifetime_s"] + per_wave)
+    assert more.latency_s == pytest.approx(base.latency_s + 4 * per_wave)
