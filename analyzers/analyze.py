@@ -163,16 +163,6 @@ def _launch_rows(instructions: pa.Table, launch: int) -> pa.Table:
     return instructions.filter(pc.equal(col, launch))
 
 
-def _launch_waves(geo: LaunchGeometry, target) -> float:
-    """Waves of the whole grid (every work-group, recorded or not)."""
-    groups = geo.total_groups or geo.num_groups
-    width = max(1, int(target.simd.width))
-    items = 1
-    for n in geo.local_size:
-        items *= int(n)
-    return float(groups * -(-items // width))
-
-
 def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory | None,
                    sites: pd.DataFrame | None = None, machine=None, *, issues: pd.DataFrame | None = None,
                    site_table: bool = True) -> LaunchResult:
@@ -243,7 +233,7 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     schedule = Schedule(work_groups_per_unit=-(-work // units), resident_work_groups=max(1, resident))
     res.bound = classify(res.alu.time_s, traffic, chains, res.occupancy.waves_per_cu * units, target, units,
                          schedule, dependent_issue_s(res.alu, res.occupancy.waves_per_cu, target),
-                         wave_issue_s(res.alu, _launch_waves(geo, target), target))
+                         wave_issue_s(res.alu, layout.waves, target))
     res.bound.evidence.update(
         simd_utilization=res.simd.utilization, occupancy=res.occupancy.occupancy,
         occupancy_limiting_factor=res.occupancy.limiting_factor, active_compute_units=units)

@@ -148,15 +148,11 @@ def load_chains(issues: pd.DataFrame, load_sites, store_sites=(), group_of=None,
     per_wave = per_site.groupby(level="wave", sort=False).agg(["sum", "max"])
     chain = per_wave["max"]
     if overlap:
-        sites = pd.Series(per_site.index.get_level_values("site").to_numpy())
-        plan = [sites.map(lambda x, k=k: getattr(overlap.get(int(x)), k, None))
-                for k in ("unroll", "body", "ratio")]
-        batched = plan[0].notna().to_numpy()
-        n = per_site.to_numpy(dtype=float)
-        steps = n.copy()
-        if batched.any():
-            u, body, r = (p[batched].to_numpy(dtype=float) for p in plan)
-            steps[batched] = batched_rounds(n[batched], u.astype(np.int64), body.astype(np.int64), r)
+        sites = per_site.index.get_level_values("site")
+        steps = per_site.to_numpy(dtype=float)
+        for plan in set(overlap.values()):
+            rows = sites.isin([s for s, p in overlap.items() if p == plan])
+            steps[rows] = batched_rounds(steps[rows], plan.unroll, plan.body, plan.ratio)
         chain = pd.Series(steps, index=per_site.index).groupby(level="wave", sort=False).max()
     per_group = None
     if group_of is not None:
@@ -196,13 +192,13 @@ class BatchPlan:
         return cls(unroll, body, body * (f - 1.0) / (body - f))
 
 
-def batched_rounds(n: np.ndarray, unroll: np.ndarray, body: np.ndarray, ratio: np.ndarray) -> np.ndarray:
+def batched_rounds(n: np.ndarray, unroll: int, body: int, ratio: float) -> np.ndarray:
     """Round trips a wave waits through n issues of a batched load site (:class:`BatchPlan`)."""
     whole = np.rint(np.asarray(n, dtype=float)).astype(np.int64)
     single = np.mod(whole, unroll)
     m = whole - single
-    tail = (m % body) // unroll
-    bodies = m // body + np.array([bin(int(t)).count("1") for t in tail], dtype=np.int64)
+    tail = (m % body) // unroll  # one body each of body/2, body/4, ...: the set bits of tail
+    bodies = m // body + sum((tail >> k) & 1 for k in range(max(1, int(body // unroll)).bit_length()))
     return single + (bodies * ratio + m) / (ratio + 1.0)
 
 

@@ -73,6 +73,24 @@ inline std::string calleeBuiltin(const llvm::CallInst* call)
   return builtinName(f->getName().str());
 }
 
+// Is ``name`` a work-group barrier builtin?
+inline bool isBarrier(const std::string& name)
+{
+  return startsWith(name, "barrier") || startsWith(name, "work_group_barrier");
+}
+
+// Does ``v`` produce a value read from memory: a load, an atomic, or a vload/atomic builtin?
+inline bool isLoadedValue(const llvm::Value* v)
+{
+  if (llvm::isa<llvm::LoadInst>(v) || llvm::isa<llvm::AtomicRMWInst>(v) || llvm::isa<llvm::AtomicCmpXchgInst>(v))
+    return true;
+  const auto* call = llvm::dyn_cast<llvm::CallInst>(v);
+  if (!call)
+    return false;
+  std::string name = calleeBuiltin(call);
+  return startsWith(name, "vload") || startsWith(name, "atomic_") || startsWith(name, "atom_");
+}
+
 // Is ``u`` the address operand of a memory access?
 inline bool isAddressUse(const llvm::Use& u)
 {
@@ -191,10 +209,7 @@ inline bool keptRolled(const llvm::Loop* loop)
   for (const llvm::BasicBlock* bb : loop->blocks())
     for (const llvm::Instruction& i : *bb)
       if (const auto* call = llvm::dyn_cast<llvm::CallInst>(&i))
-      {
-        std::string name = calleeBuiltin(call);
-        barrier = barrier || startsWith(name, "barrier") || startsWith(name, "work_group_barrier");
-      }
+        barrier = barrier || isBarrier(calleeBuiltin(call));
   if (!barrier)
     return false;
   llvm::SmallVector<llvm::BasicBlock*, 4> exiting;
@@ -214,13 +229,17 @@ inline bool keptRolled(const llvm::Loop* loop)
 inline void loopBranches(const llvm::Function& f, const llvm::LoopInfo& li,
                          std::unordered_set<const llvm::Instruction*>& out)
 {
+  std::unordered_map<const llvm::Loop*, bool> rolled;  // keptRolled, once per loop
   for (const llvm::BasicBlock& bb : f)
   {
     const llvm::Loop* loop = li.getLoopFor(&bb);
     const llvm::Instruction* term = bb.getTerminator();
     if (!loop || !term || !(llvm::isa<llvm::BranchInst>(term) || llvm::isa<llvm::SwitchInst>(term)))
       continue;
-    if (keptRolled(loop))
+    auto known = rolled.find(loop);
+    if (known == rolled.end())
+      known = rolled.emplace(loop, keptRolled(loop)).first;
+    if (known->second)
       continue;
     for (unsigned i = 0; i < term->getNumSuccessors(); i++)
     {
@@ -243,13 +262,10 @@ inline bool carriesLoad(const llvm::Value* v, const std::unordered_set<const llv
 {
   if (!seen.insert(v).second)
     return false;
-  if (llvm::isa<llvm::LoadInst>(v) || llvm::isa<llvm::AtomicRMWInst>(v) || llvm::isa<llvm::AtomicCmpXchgInst>(v))
+  if (isLoadedValue(v))
     return true;
-  if (const auto* call = llvm::dyn_cast<llvm::CallInst>(v))
-  {
-    std::string name = calleeBuiltin(call);
-    return startsWith(name, "vload") || startsWith(name, "atomic_") || startsWith(name, "atom_");
-  }
+  if (llvm::isa<llvm::CallInst>(v))
+    return false;
   if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(v))
   {
     for (unsigned i = 0; i < phi->getNumIncomingValues(); i++)
@@ -286,7 +302,7 @@ inline bool ordersGlobalLoads(const llvm::Instruction& i)
     std::string name = calleeBuiltin(call);
     if (name.empty())
       return !call->getCalledFunction() || !call->getCalledFunction()->isIntrinsic();  // user function
-    return startsWith(name, "barrier") || startsWith(name, "work_group_barrier") || startsWith(name, "mem_fence") ||
+    return isBarrier(name) || startsWith(name, "mem_fence") ||
            startsWith(name, "write_mem_fence") || startsWith(name, "atomic_") || startsWith(name, "atom_") ||
            startsWith(name, "vstore") || startsWith(name, "write_image") || startsWith(name, "async_work_group") ||
            startsWith(name, "wait_group_events");
@@ -302,15 +318,8 @@ inline bool chasedRound(const llvm::Value* v, const llvm::Loop* loop, bool back,
   const auto* inst = llvm::dyn_cast<llvm::Instruction>(v);
   if (!inst || !loop->contains(inst) || !seen.insert(v).second)
     return false;
-  if (back && (llvm::isa<llvm::LoadInst>(inst) || llvm::isa<llvm::AtomicRMWInst>(inst) ||
-               llvm::isa<llvm::AtomicCmpXchgInst>(inst)))
+  if (back && isLoadedValue(inst))
     return true;
-  if (const auto* call = llvm::dyn_cast<llvm::CallInst>(inst))
-  {
-    std::string name = calleeBuiltin(call);
-    if (back && (startsWith(name, "vload") || startsWith(name, "atomic_") || startsWith(name, "atom_")))
-      return true;
-  }
   if (const auto* phi = llvm::dyn_cast<llvm::PHINode>(inst))
   {
     for (unsigned k = 0; k < phi->getNumIncomingValues(); k++)

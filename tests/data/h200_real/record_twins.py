@@ -310,10 +310,11 @@ def merge(parts: list[tuple[int, Case, int, Path]], dst: Path) -> None:
             launches.append(row)
         # a kept launch carries the sites table of the earlier recording, whose roles an older
         # recorder wrote: the launches recorded now give their kernels' sites
-        fresh = {(s["kernel"], s["site"]): s for _, _, _, path in parts if not path.name.startswith("kept")
-                 for s in open_trace(path).sites.to_pylist()}
-        for _, _, _, path in parts:
-            for s in open_trace(path).sites.to_pylist():
+        part_sites = [(path, open_trace(path).sites.to_pylist()) for _, _, _, path in parts]
+        fresh = {(s["kernel"], s["site"]): s for path, rows in part_sites if not path.name.startswith("kept")
+                 for s in rows}
+        for _, rows in part_sites:
+            for s in rows:
                 if (s["kernel"], s["site"]) not in seen:
                     seen.add((s["kernel"], s["site"]))
                     s = fresh.get((s["kernel"], s["site"]), s)
