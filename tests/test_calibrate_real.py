@@ -188,3 +188,15 @@ def test_probe_tables():
     assert l1["tag_lookups_per_request"].to_numpy() == pytest.approx(l1["lines"].to_numpy(float), rel=0.01)
     # in the pitch sweep every lane walks its own row: 32 lines per warp request
     assert (pitch["tag_lookups_per_request"].round() == 32).all()
+
+
+def test_committed_real_summary_is_current(cal):
+    """The report's second agreement table (the methods appendix) is what this suite gives today.
+
+    Regenerate it with ``python -m tracekit.calibration.summary --write-summary
+    tracekit/report/calibration_h200_real.json --data tests/data/h200_real --suite real-kernel``.
+    """
+    from tracekit.calibration.summary import REAL_SUMMARY, compute_summary, dumps
+
+    fresh = dumps(compute_summary(REAL, cal=cal, suite="real-kernel"))
+    assert REAL_SUMMARY.read_text() == fresh, "stale: rerun the --write-summary command above"

@@ -11,10 +11,10 @@ from html import unescape
 import pytest
 from test_report_fixtures import sample_model
 
-from tracekit.calibration.summary import DEFAULT_SUMMARY, load_summary
+from tracekit.calibration.summary import DEFAULT_SUMMARY, REAL_SUMMARY, load_summary
 from tracekit.report import render_html, render_report
 from tracekit.report.compare import compare_models
-from tracekit.report.methods import calibration_view
+from tracekit.report.methods import calibration_view, calibration_views
 
 
 def _text(html: str) -> str:
@@ -76,3 +76,21 @@ def test_report_pdf_shows_the_table(summary, tmp_path):
     verdict = next(q for q in summary["quantities"] if q["quantity"] == "verdict")
     assert f"({verdict['agreeing']} of {verdict['launches']})" in text
     assert "sectors per request (global loads)" in text
+
+
+def test_appendix_shows_the_real_kernel_suite_after_the_micro_kernels():
+    """Both committed tables: the micro-kernels, one effect each, then the 28 launches of real
+    benchmark kernels, each named by its suite."""
+    real = load_summary(REAL_SUMMARY)
+    assert real is not None and real["suite"] == "real-kernel" and real["launches"] == 28
+    views = calibration_views()
+    assert [v.suite for v in views] == ["micro-kernel", "real-kernel"]
+    assert views[1].launches == 28
+    text = _text(render_html(sample_model()))
+    methods = text[text.index("Methods and assumptions"):]
+    assert "calibration on NVIDIA H200, micro-kernel suite" in methods
+    assert "calibration on NVIDIA H200, real-kernel suite" in methods
+    assert "a suite of 28 real-kernel launches" in methods
+    for q in real["quantities"]:
+        assert f"{q['agreement'] * 100:.0f} % ({q['agreeing']} of {q['launches']})" in methods, q["label"]
+    assert "stencil_naive (ncu ID 21): model memory, device latency" in methods

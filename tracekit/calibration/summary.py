@@ -19,10 +19,12 @@ from pathlib import Path
 
 from tracekit.calibration.calibrate import QUANTITIES, TOLERANCE, Calibration, calibrate
 from tracekit.report.methods import CALIBRATION_FORMAT as FORMAT
-from tracekit.report.methods import DEFAULT_SUMMARY, load_summary  # noqa: F401  (the report's copy)
+from tracekit.report.methods import DEFAULT_SUMMARY, REAL_SUMMARY, load_summary  # noqa: F401  (the report's copies)
 
 #: Where the committed H200 measurements live, relative to a source checkout.
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "h200"
+#: The real-kernel suite (benchmark kernels measured the same way), the report's second table.
+REAL_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "h200_real"
 
 LABELS = {
     "sectors_per_request": "sectors per request (global loads)",
@@ -82,8 +84,10 @@ def _tolerance_text(q: str) -> str:
     return "within " + " + ".join(parts)
 
 
-def summarize(cal: Calibration, device: dict, groups_recorded: int | None = None) -> dict:
-    """The agreement table of a calibration run, JSON-shaped and rounded so it is stable."""
+def summarize(cal: Calibration, device: dict, groups_recorded: int | None = None,
+              suite: str = "micro-kernel") -> dict:
+    """The agreement table of a calibration run, JSON-shaped and rounded so it is stable;
+    ``suite`` says what the launches are (the report's table names it)."""
     stats = cal.stats.set_index("quantity")
     f = cal.frame
     rows = []
@@ -105,13 +109,13 @@ def summarize(cal: Calibration, device: dict, groups_recorded: int | None = None
     verdicts = f[(f.quantity == "verdict") & f["agree"].notna()]
     misses = [{"ncu_id": int(r.ncu_id), "kernel": str(r.kernel), "model": str(r.model),
                "measured": str(r.measured)} for r in verdicts[~verdicts["agree"].astype(bool)].itertuples()]
-    return {"format": FORMAT, "target": cal.target, **device,
+    return {"format": FORMAT, "target": cal.target, "suite": suite, **device,
             "launches": int(f["ncu_id"].nunique()), "groups_recorded": groups_recorded,
             "quantities": rows, "verdict_disagreements": misses}
 
 
 def compute_summary(data: str | os.PathLike = DEFAULT_DATA, target: str = "nvidia-h200",
-                    cal: Calibration | None = None) -> dict:
+                    cal: Calibration | None = None, suite: str = "micro-kernel") -> dict:
     """Run the calibration on ``data`` (ncu_raw.csv, ncu_sol.csv, device.txt, twins/twins.tkt)."""
     from tracekit.formats import open_trace
 
@@ -122,7 +126,7 @@ def compute_summary(data: str | os.PathLike = DEFAULT_DATA, target: str = "nvidi
     recorded = {int(trace.launch_metadata(int(lid)).get("sampling", {}).get("groups_recorded") or 0)
                 for lid in trace.launches["launch"].to_pylist()}
     per_launch = max(recorded) if recorded else None
-    return summarize(cal, read_device(data / "device.txt"), per_launch or None)
+    return summarize(cal, read_device(data / "device.txt"), per_launch or None, suite)
 
 
 def dumps(summary: dict) -> str:
@@ -130,14 +134,15 @@ def dumps(summary: dict) -> str:
 
 
 def write_summary(path: str | os.PathLike, data: str | os.PathLike = DEFAULT_DATA,
-                  target: str = "nvidia-h200") -> Path:
+                  target: str = "nvidia-h200", suite: str = "micro-kernel") -> Path:
     out = Path(path)
-    out.write_text(dumps(compute_summary(data, target)))
+    out.write_text(dumps(compute_summary(data, target, suite=suite)))
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tracekit.calibration.summary --write-summary PATH [--data DIR] [--target NAME]``."""
+    """``python -m tracekit.calibration.summary --write-summary PATH [--data DIR] [--target NAME]
+    [--suite WORDS]``."""
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m tracekit.calibration.summary",
@@ -147,8 +152,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", default=str(DEFAULT_DATA),
                     help="folder with ncu_raw.csv, ncu_sol.csv, device.txt and twins/twins.tkt")
     ap.add_argument("--target", default="nvidia-h200")
+    ap.add_argument("--suite", default="micro-kernel",
+                    help="what the launches are, as the report names them (the real-kernel copy: "
+                         "--suite real-kernel --data tests/data/h200_real, written to "
+                         "tracekit/report/calibration_h200_real.json)")
     args = ap.parse_args(argv)
-    out = write_summary(args.write_summary, args.data, args.target)
+    out = write_summary(args.write_summary, args.data, args.target, args.suite)
     print(f"wrote {out}")
     return 0
 

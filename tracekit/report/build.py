@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tracekit import __version__
-from tracekit.report.methods import base_assumptions, calibration_view, sensitivity_rows, target_assumptions
+from tracekit.report.methods import base_assumptions, calibration_views, sensitivity_rows, target_assumptions
 from tracekit.report.model import (
     VERDICTS,
     CacheView,
@@ -232,7 +232,7 @@ def build_report_model(facts: TraceFacts, results: Sequence, findings: Sequence 
                        targets=infos, kernels=[sections[k] for k in sorted(sections)],
                        assumptions=base_assumptions(),
                        target_assumptions=[(n, items) for n, items in extra if items],
-                       calibration=calibration_view(), sensitivity=sensitivity_rows(sensitivity or ()))
+                       calibration=calibration_views(), sensitivity=sensitivity_rows(sensitivity or ()))
 
 
 __all__ = ["LaunchFacts", "TraceFacts", "build_report_model", "finding_view", "launch_view",

@@ -16,7 +16,7 @@ from typing import Any
 
 from tracekit import __version__
 from tracekit.report.fmt import fmt_delta
-from tracekit.report.methods import base_assumptions, calibration_view
+from tracekit.report.methods import base_assumptions, calibration_views
 from tracekit.report.model import FindingView, LaunchOnTarget, ReportModel, sort_findings
 
 #: (label, attribute, format kind, lower is better)
@@ -89,7 +89,7 @@ class Comparison:
     only_after: list[str] = field(default_factory=list)
     assumptions: list[tuple[str, str]] = field(default_factory=list)
     title: str = "tracekit comparison"
-    calibration: Any = None  # the methods appendix's calibration table (methods.CalibrationView)
+    calibration: list = field(default_factory=list)  # the appendix's tables (methods.CalibrationView)
 
     def _repr_html_(self) -> str:
         """A compact table for notebooks: one row per paired launch."""
@@ -209,4 +209,4 @@ def compare_models(before: ReportModel, after: ReportModel, target: str) -> Comp
                       tool_version=__version__, kernels=changes,
                       only_before=[f"{k} (launch {lb})" for k, lb, _ in left_b],
                       only_after=[f"{k} (launch {la})" for k, la, _ in left_a],
-                      assumptions=base_assumptions(), calibration=calibration_view())
+                      assumptions=base_assumptions(), calibration=calibration_views())

@@ -118,6 +118,8 @@ class CalibrationView:
     groups_recorded: int | None
     rows: list[CalibrationRow] = field(default_factory=list)
     disagreements: list[str] = field(default_factory=list)
+    #: What the launches are: "micro-kernel" (one effect each) or "real-kernel" (benchmark kernels).
+    suite: str = "micro-kernel"
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,8 @@ def _err(v: Any, relative: bool) -> str:
 #: ``python -m tracekit.calibration.summary --write-summary``).
 CALIBRATION_FORMAT = "tracekit-calibration-summary/1"
 DEFAULT_SUMMARY = Path(__file__).resolve().parent / "calibration_h200.json"
+#: The same table for the real benchmark kernels of tests/data/h200_real (``--suite real-kernel``).
+REAL_SUMMARY = Path(__file__).resolve().parent / "calibration_h200_real.json"
 
 
 def load_summary(path: str | os.PathLike | None = None) -> dict | None:
@@ -202,4 +206,10 @@ def calibration_view(summary: Mapping | None = None) -> CalibrationView | None:
         driver=str(summary.get("driver", "")), ncu_version=str(summary.get("ncu_version", "")),
         measured=str(summary.get("measured") or "date not recorded"),
         launches=int(summary.get("launches", 0)), groups_recorded=summary.get("groups_recorded"),
-        rows=rows, disagreements=misses)
+        rows=rows, disagreements=misses, suite=str(summary.get("suite") or "micro-kernel"))
+
+
+def calibration_views() -> list[CalibrationView]:
+    """Every committed calibration table the appendix shows: the micro-kernels, then the real kernels."""
+    docs = (load_summary(p) for p in (DEFAULT_SUMMARY, REAL_SUMMARY))
+    return [calibration_view(doc) for doc in docs if doc]

@@ -226,8 +226,8 @@ class ReportModel:
     #: Per target: (fields, what its file assumed where the sources are silent).
     target_assumptions: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    #: The calibration agreement table (tracekit.report.methods.CalibrationView), or None.
-    calibration: Any = None
+    #: The calibration agreement tables (tracekit.report.methods.CalibrationView), one per suite.
+    calibration: list = field(default_factory=list)
     #: Assumed target numbers the verdict or time depends on (tracekit.report.methods.SensitivityRow).
     sensitivity: list = field(default_factory=list)
 
