@@ -220,7 +220,9 @@ def test_missing_reports_partials_and_force_never_duplicate_rows(tmp_path, capsy
     assert cli("jobs", "run", str(jobs)) == 0
     first = (tmp_path / "reports/a.json").read_text()
     (tmp_path / "reports/a.json").unlink()                      # someone deleted a report
-    stale = tmp_path / "reports/.b.json.part-99999.json"         # a killed writer's leftover
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = tmp_path / f"reports/.b.json.part-{gone.pid}.k3x_9qz0.json"   # a killed writer's leftover
     stale.write_text("{")
     capsys.readouterr()
     assert cli("jobs", "run", str(jobs)) == 0

@@ -2,11 +2,14 @@
 
 A thin layer: each command is a :mod:`tracekit.jobs` call plus printing.  Logs
 go to stderr as plain timestamped lines (no progress bars: these commands run
-under cron and CI); summaries and tables go to stdout.
+under cron and CI); summaries and tables go to stdout.  ``history`` and
+``status`` only read: they open the ledger read-only and never create it.
 """
 
 from __future__ import annotations
 
+import signal
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -34,6 +37,27 @@ def _ledger_path(source: str) -> Path:
     return p.parent / str(data.get("ledger", DEFAULT_LEDGER))
 
 
+@contextmanager
+def _sigterm_unwinds():
+    """Let SIGTERM (a CI timeout, ``kill``) unwind the run like an exception.
+
+    The run then marks itself aborted in the ledger and removes the temporary it was
+    writing, instead of vanishing mid-step; the exit status is the usual 128 + 15.
+    """
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:          # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 @jobs_app.command("run")
 def run_cmd(
     jobs_file: Annotated[str, typer.Argument(help="The jobs file (TOML, see docs/jobs.md).")],
@@ -47,7 +71,8 @@ def run_cmd(
     from tracekit.jobs.tables import fmt_change
 
     jobs = load_jobs(jobs_file)
-    summary = run_jobs(jobs, only=job or None, force=force, retry_failed=retry_failed)
+    with _sigterm_unwinds():
+        summary = run_jobs(jobs, only=job or None, force=force, retry_failed=retry_failed)
     print(f"run {summary.run_id}: {summary.status}: {summary.processed} processed, "
           f"{summary.skipped} unchanged, {len(summary.failed)} failed, "
           f"{len(summary.regressions)} regression(s)")
@@ -65,14 +90,15 @@ def history_cmd(
     job: Annotated[str | None, typer.Option("--job", help="Only this job's results.")] = None,
     kernel: Annotated[str | None, typer.Option("--kernel", help="Only this kernel's results.")] = None,
     target: Annotated[str | None, typer.Option("--target", help="Only results on this target.")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="How many rows to show.")] = 20,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1_000_000,
+                                       help="How many rows to show (1 to 1000000).")] = 20,
 ) -> None:
     """Past runs, then per-kernel results (newest first) with verdict and estimated time."""
     from tracekit.jobs.ledger import Ledger
     from tracekit.jobs.tables import show_table
     from tracekit.report.fmt import fmt_time
 
-    ledger = Ledger(_ledger_path(source), create=False)
+    ledger = Ledger(_ledger_path(source), readonly=True)
     try:
         runs = ledger.runs(limit)
         show_table("runs", ["run", "started", "finished", "status", "processed", "unchanged", "failed",
@@ -99,8 +125,8 @@ def status_cmd(source: Annotated[str, typer.Argument(help="A jobs file or a ledg
     from tracekit.jobs.tables import fmt_change, show_table
 
     path = _ledger_path(source)
+    ledger = Ledger(path, readonly=True)
     holder = RunLock(path).held_by()
-    ledger = Ledger(path, create=False)
     try:
         print(f"ledger {path}: " + (f"a run is in progress ({holder})" if holder else "no run in progress"))
         last = ledger.runs(1)

@@ -10,6 +10,7 @@ syntax errors, so :class:`KeyLines` finds a key's line in the text itself.
 from __future__ import annotations
 
 import glob
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,12 @@ JOB_KEYS: dict[str, tuple[type | tuple[type, ...], bool]] = {
     "regression_threshold": ((int, float), False),
     "metrics": (list, False),
     "baseline": (str, False),
+}
+#: Numeric keys of a job -> (smallest, largest, what the number means).  Every numeric value
+#: is checked against its range on load: a NaN or infinity would compare false with
+#: everything and so switch a check off without a word.
+NUMBER_RANGES: dict[str, tuple[float, float, str]] = {
+    "regression_threshold": (0.0, 100.0, "a fraction of the baseline: 0.1 is 10 %"),
 }
 BASELINES = ("kernel", "trace")
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -158,7 +165,9 @@ def load_jobs(path: str | Path, *, check_targets: bool = True) -> JobsFile:
     except tomllib.TOMLDecodeError as exc:
         raise JobsFileError(f"not valid TOML: {exc}", path=str(path)) from None
     lines = KeyLines(text)
-    base = path.parent
+    # Everything in the file is relative to the file's own folder, made absolute here so
+    # that nothing a run stores depends on the folder it was started from.
+    base = path.absolute().parent
 
     def fail(message: str, *key: str) -> JobsFileError:
         no = lines.line(*key)
@@ -225,10 +234,10 @@ def _parse_job(name: str, table, base: Path, fail, check_targets: bool) -> Job:
     if bad or not formats:
         raise fail(f"'formats' in job '{name}' must name some of {', '.join(FORMATS)} (got {bad or 'none'})",
                    "jobs", name, "formats")
+    for key in NUMBER_RANGES:
+        if key in table:
+            check_number(key, table[key], name, fail)
     threshold = float(table.get("regression_threshold", DEFAULT_THRESHOLD))
-    if threshold < 0:
-        raise fail(f"'regression_threshold' in job '{name}' must be >= 0 (a fraction: 0.1 is 10%)",
-                   "jobs", name, "regression_threshold")
     metrics = tuple(table.get("metrics", ()))
     unknown = [m for m in metrics if m not in KEY_METRICS]
     if unknown:
@@ -238,10 +247,28 @@ def _parse_job(name: str, table, base: Path, fail, check_targets: bool) -> Job:
     if baseline not in BASELINES:
         raise fail(f"'baseline' in job '{name}' must be one of {', '.join(BASELINES)} (got '{baseline}')",
                    "jobs", name, "baseline")
+    output = base / table["output"]
+    if (output.exists() or output.is_symlink()) and not output.is_dir():
+        raise fail(f"'output' of job '{name}' must be a folder, but {output} is a file "
+                   "(or a link to nothing); name a folder for the reports", "jobs", name, "output")
     return Job(name=name, baseline=baseline, inputs=tuple(table["inputs"]), targets=targets,
-               output=base / table["output"],
+               output=output,
                formats=formats, regression_threshold=threshold, metrics=metrics or tuple(KEY_METRICS),
                base_dir=base)
+
+
+def check_number(key: str, value, job: str, fail) -> None:
+    """Refuse a numeric value that is not a finite number inside the key's documented range."""
+    lo, hi, meaning = NUMBER_RANGES[key]
+    allowed = f"a finite number from {lo:g} to {hi:g} ({meaning})"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise fail(f"'{key}' in job '{job}' must be {allowed}; got {value!r}", "jobs", job, key)
+    try:
+        number = float(value)
+    except OverflowError:   # an integer too large for a float
+        number = math.inf
+    if not math.isfinite(number) or not lo <= number <= hi:
+        raise fail(f"'{key}' in job '{job}' must be {allowed}; got {value!r}", "jobs", job, key)
 
 
 def resolve_target(spec: str, base: Path):

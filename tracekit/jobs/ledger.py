@@ -11,24 +11,41 @@ reports (same names); a run killed after it leaves a complete record, so the
 next run skips the trace.  Unique constraints make a duplicate impossible rather
 than merely unlikely.
 
+Before it processes anything, a run writes the list of traces it is about to
+process into ``pending``; each trace's commit removes its entry.  A run killed
+halfway therefore leaves exactly its unfinished work behind, and the next run does
+that work whatever made the killed run choose it (``--force``, ``--retry-failed``).
+
 The schema version is SQLite's ``user_version``; :data:`MIGRATIONS` upgrades
-older ledgers in place.
+older ledgers in place.  Commands that only read (``jobs status``, ``jobs
+history``) open the file read-only and never upgrade, create or change anything
+in it; a file that is not a tracekit ledger is refused, never adopted.
+
+Every SQLite failure (another program holding the file past the busy timeout,
+damaged pages, missing tables, a folder that cannot be written) becomes a
+:class:`LedgerError` naming the ledger, so the command line says what is wrong
+instead of printing a traceback.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import socket
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from tracekit.errors import TracekitError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: How long a statement waits for another process that holds the ledger's write lock.
+BUSY_TIMEOUT_S = 30.0
 
 _SCHEMA_V1 = """
 CREATE TABLE runs (
@@ -90,8 +107,22 @@ CREATE TABLE regressions (
 );
 """
 
+_SCHEMA_V2 = """
+CREATE TABLE pending (
+    job           TEXT NOT NULL,
+    path          TEXT NOT NULL,
+    run_id        INTEGER NOT NULL REFERENCES runs(id),
+    PRIMARY KEY (job, path)
+);
+"""
+
 #: version -> SQL that upgrades a ledger from ``version - 1``.  Version 1 is the first.
-MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1}
+MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2}
+#: version -> the tables a ledger of that version has.
+TABLES: dict[int, frozenset[str]] = {1: frozenset({"runs", "traces", "results", "regressions"})}
+TABLES[2] = TABLES[1] | {"pending"}
+#: The first bytes of every SQLite database file.
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class LedgerError(TracekitError):
@@ -117,40 +148,156 @@ class ResultRow:
     metrics: dict
 
 
-def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
-    """Open (and if needed create or upgrade) a ledger in WAL mode."""
+def connect(path: str | Path, *, create: bool = True, readonly: bool = False) -> sqlite3.Connection:
+    """Open a ledger: read-only, or for writing in WAL mode (created or upgraded if needed).
+
+    ``create=False`` refuses a ledger that does not exist yet; ``readonly`` implies it
+    and opens the file through SQLite's ``mode=ro``, so nothing is ever written to it.
+    """
     path = Path(path)
-    if not create and not path.exists():
+    exists = path.exists() or path.is_symlink()
+    if (readonly or not create) and not exists:
         raise LedgerError("no ledger here yet (it is created by the first `tracekit jobs run`)",
                           path=str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        con = sqlite3.connect(path, timeout=30, isolation_level=None)
-        con.row_factory = sqlite3.Row
-        con.execute("PRAGMA journal_mode=WAL")
-        con.execute("PRAGMA synchronous=NORMAL")
-        con.execute("PRAGMA foreign_keys=ON")
-        _upgrade(con, path)
-    except sqlite3.DatabaseError as exc:
-        raise LedgerError(f"not a usable SQLite ledger ({exc})", path=str(path)) from None
+    if exists:
+        _sniff(path)
+    elif path.parent.exists() and not path.parent.is_dir():
+        raise LedgerError(f"cannot create the ledger: {path.parent} is a file, not a folder", path=str(path))
+    with sql_errors(path):
+        if readonly:
+            con = sqlite3.connect(f"file:{quote(str(path.absolute()))}?mode=ro", uri=True,
+                                  timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        else:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise LedgerError(f"cannot create the ledger's folder ({exc.strerror})",
+                                  path=str(path)) from None
+            con = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            con.row_factory = sqlite3.Row
+            if not readonly:
+                con.execute("PRAGMA journal_mode=WAL")
+                con.execute("PRAGMA synchronous=NORMAL")
+                con.execute("PRAGMA foreign_keys=ON")
+            version = _check_schema(con, path, readonly)
+            if not readonly:
+                _upgrade(con, version)
+        except BaseException:
+            con.close()
+            raise
     return con
 
 
-def _upgrade(con: sqlite3.Connection, path: Path) -> None:
+def _sniff(path: Path) -> None:
+    """Refuse, before SQLite opens it, a path that is not an SQLite database, saying what it is."""
+    if path.is_dir():
+        raise LedgerError("is a folder, not a tracekit ledger; give the ledger's file", path=str(path))
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(SQLITE_MAGIC))
+    except OSError as exc:
+        raise LedgerError(f"cannot read the ledger ({exc.strerror})", path=str(path)) from None
+    if head and not head.startswith(SQLITE_MAGIC):
+        raise LedgerError(f"is not a tracekit ledger: it is {_describe(head)}, not an SQLite database; "
+                          "give the ledger a path of its own", path=str(path))
+
+
+def _describe(head: bytes) -> str:
+    """A few words on what a file that is not SQLite looks like, from its first bytes."""
+    for magic, what in ((b"PAR1", "a Parquet file"), (b"%PDF", "a PDF document"), (b"\x1f\x8b", "gzip data"),
+                        (b"\xfd7zXZ", "xz data"), (b"PK\x03\x04", "a zip archive")):
+        if head.startswith(magic):
+            return what
+    try:
+        text = head.decode("utf-8").lstrip()
+    except UnicodeDecodeError:
+        return "binary data"
+    if text[:1] in "{[":
+        return "JSON text"
+    if text[:1] == "<":
+        return "HTML or XML text"
+    return "a text file"
+
+
+def _check_schema(con: sqlite3.Connection, path: Path, readonly: bool) -> int:
+    """The ledger's schema version, once its tables are known to be those of that version."""
     version = con.execute("PRAGMA user_version").fetchone()[0]
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if version > SCHEMA_VERSION:
         raise LedgerError(f"ledger schema version {version} is newer than this tracekit understands "
                           f"({SCHEMA_VERSION}); upgrade tracekit", path=str(path))
+    if version == 0:
+        if tables:   # somebody else's database: adding our tables to it would change their file
+            raise LedgerError("is an SQLite database but not a tracekit ledger (its tables: "
+                              f"{', '.join(sorted(tables))}); give the ledger a path of its own",
+                              path=str(path))
+        if readonly:
+            raise LedgerError("is an empty file, not a tracekit ledger yet (it is filled by the first "
+                              "`tracekit jobs run`)", path=str(path))
+        return 0
+    missing = TABLES.get(version, frozenset()) - tables
+    if version < 0 or missing:
+        raise LedgerError(f"the ledger is damaged: table(s) {', '.join(sorted(missing)) or '?'} of schema "
+                          f"version {version} are missing; restore it from a backup or move it aside "
+                          "to start a new ledger", path=str(path))
+    return version
+
+
+def _upgrade(con: sqlite3.Connection, version: int) -> None:
     for v in range(version + 1, SCHEMA_VERSION + 1):
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(con):
             for stmt in _statements(MIGRATIONS[v]):
                 con.execute(stmt)
             con.execute(f"PRAGMA user_version = {v}")
-            con.execute("COMMIT")
-        except BaseException:
+
+
+@contextmanager
+def transaction(con: sqlite3.Connection) -> Iterator[None]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception (a signal included)."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        con.execute("COMMIT")
+    except BaseException:
+        if con.in_transaction:
             con.execute("ROLLBACK")
-            raise
+        raise
+
+
+@contextmanager
+def sql_errors(path: Path) -> Iterator[None]:
+    """Turn SQLite's exceptions into a :class:`LedgerError` that says what to do about them."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise LedgerError(explain(exc), path=str(path)) from None
+
+
+def explain(exc: sqlite3.Error) -> str:
+    """One sentence on an SQLite failure, for the person whose run just stopped."""
+    text = str(exc)
+    low = text.lower()
+    if "locked" in low or "busy" in low:
+        return (f"another process has held the ledger for more than {BUSY_TIMEOUT_S:g} s (another "
+                "`tracekit jobs run`, or a program with the file open); try again when it has finished")
+    if "not a database" in low or "malformed" in low or "corrupt" in low:
+        return (f"the ledger is damaged ({text}); restore it from a backup, or move it aside "
+                "to start a new ledger")
+    if "no such table" in low or "no such column" in low:
+        return f"the ledger is damaged or not a tracekit ledger ({text})"
+    if "readonly" in low or "read-only" in low or "unable to open" in low or "disk i/o" in low:
+        return f"cannot use the ledger ({text}): is its folder read-only, or the disk full?"
+    return f"cannot use the ledger ({text})"
+
+
+def _guarded(method):
+    """Run a :class:`Ledger` method with SQLite's exceptions turned into :class:`LedgerError`."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with sql_errors(self.path):
+            return method(self, *args, **kwargs)
+    return wrapper
 
 
 def _statements(sql: str) -> Iterable[str]:
@@ -158,16 +305,17 @@ def _statements(sql: str) -> Iterable[str]:
 
 
 class Ledger:
-    """Typed access to one ledger file."""
+    """Typed access to one ledger file; every method raises :class:`LedgerError`, never sqlite3's."""
 
-    def __init__(self, path: str | Path, *, create: bool = True):
+    def __init__(self, path: str | Path, *, create: bool = True, readonly: bool = False):
         self.path = Path(path)
-        self.con = connect(self.path, create=create)
+        self.con = connect(self.path, create=create, readonly=readonly)
 
     def close(self) -> None:
         self.con.close()
 
     # -- runs -------------------------------------------------------------
+    @_guarded
     def start_run(self, jobs_file: str, version: str) -> int:
         cur = self.con.execute(
             "INSERT INTO runs (started_at, status, jobs_file, host, pid, version) "
@@ -175,6 +323,7 @@ class Ledger:
             (now(), jobs_file, socket.gethostname(), os.getpid(), version))
         return int(cur.lastrowid)
 
+    @_guarded
     def abandon_stale_runs(self) -> list[int]:
         """Mark runs left 'running' by a killed process as aborted (call with the lock held)."""
         ids = [r[0] for r in self.con.execute("SELECT id FROM runs WHERE status = 'running'")]
@@ -182,6 +331,7 @@ class Ledger:
             self.con.execute("UPDATE runs SET status = 'aborted' WHERE status = 'running'")
         return ids
 
+    @_guarded
     def finish_run(self, run_id: int, status: str, counts: dict[str, int]) -> None:
         self.con.execute(
             "UPDATE runs SET finished_at = ?, status = ?, processed = ?, skipped = ?, failed = ?, "
@@ -189,12 +339,32 @@ class Ledger:
             (now(), status, counts["processed"], counts["skipped"], counts["failed"],
              counts["regressions"], run_id))
 
+    # -- work a run has promised to do ----------------------------------------
+    @_guarded
+    def pending(self, job: str) -> set[str]:
+        """Traces of ``job`` that a run set out to process and did not finish."""
+        return {r[0] for r in self.con.execute("SELECT path FROM pending WHERE job = ?", (job,))}
+
+    @_guarded
+    def plan(self, run_id: int, job: str, todo: Iterable[str], gone: Iterable[str] = ()) -> None:
+        """Record, before any of it starts, the traces this run will process for ``job``.
+
+        ``gone`` are earlier entries whose trace no longer exists: nothing is left to do
+        for them.  Each entry is removed by the commit of its trace's record.
+        """
+        with transaction(self.con):
+            self.con.executemany("DELETE FROM pending WHERE job = ? AND path = ?", [(job, p) for p in gone])
+            self.con.executemany("INSERT OR REPLACE INTO pending (job, path, run_id) VALUES (?, ?, ?)",
+                                 [(job, p, run_id) for p in todo])
+
     # -- traces -----------------------------------------------------------
+    @_guarded
     def done(self, job: str, path: str, content_hash: str, config_hash: str) -> sqlite3.Row | None:
         return self.con.execute(
             "SELECT * FROM traces WHERE job = ? AND path = ? AND content_hash = ? AND config_hash = ?",
             (job, path, content_hash, config_hash)).fetchone()
 
+    @_guarded
     def record_trace(self, run_id: int, job: str, path: str, content_hash: str, config_hash: str, *,
                      status: str, error: str | None, reports: list[str], seconds: float,
                      results: list[ResultRow], regress) -> int:
@@ -203,10 +373,11 @@ class Ledger:
         ``regress(con, result_id, row)`` is called inside the transaction for each
         ok result and returns regression rows (metric, baseline_id, baseline,
         value, change); keeping it inside makes results and regressions one unit.
+        The same transaction takes the trace off the pending list and counts it in
+        its run, so the ledger says exactly what a run completed, however it ends.
         """
         con = self.con
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(con):
             # A forced or retried run replaces the earlier record of the same content.
             con.execute("DELETE FROM traces WHERE job = ? AND path = ? AND content_hash = ? "
                         "AND config_hash = ?", (job, path, content_hash, config_hash))
@@ -228,13 +399,13 @@ class Ledger:
                             "INSERT INTO regressions (result_id, baseline_id, metric, baseline, value, "
                             "change) VALUES (?, ?, ?, ?, ?, ?)",
                             (cur.lastrowid, base_id, metric, base, value, change))
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+            con.execute("DELETE FROM pending WHERE job = ? AND path = ?", (job, path))
+            con.execute("UPDATE runs SET processed = processed + 1, failed = failed + ? WHERE id = ?",
+                        (int(status == "failed"), run_id))
         return trace_id
 
     # -- what a finished run reports ---------------------------------------
+    @_guarded
     def claim_unreported(self, run_id: int) -> tuple[list[sqlite3.Row], list[sqlite3.Row]]:
         """Failures and regressions not yet shown in any finished run's summary.
 
@@ -242,8 +413,7 @@ class Ledger:
         the next run that finishes, so none is lost between them.
         """
         con = self.con
-        con.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(con):
             failed = con.execute(
                 "SELECT * FROM traces WHERE status = 'failed' AND reported_run IS NULL ORDER BY id"
             ).fetchall()
@@ -254,16 +424,14 @@ class Ledger:
             con.execute("UPDATE traces SET reported_run = ? WHERE status = 'failed' AND reported_run IS NULL",
                         (run_id,))
             con.execute("UPDATE regressions SET reported_run = ? WHERE reported_run IS NULL", (run_id,))
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         return failed, regs
 
     # -- queries for history/status ------------------------------------------
+    @_guarded
     def runs(self, limit: int = 20) -> list[sqlite3.Row]:
         return self.con.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
 
+    @_guarded
     def results_history(self, *, job: str | None = None, kernel: str | None = None,
                         target: str | None = None, limit: int = 50) -> list[sqlite3.Row]:
         where, args = [], []
@@ -279,6 +447,7 @@ class Ledger:
         sql += " ORDER BY r.id DESC LIMIT ?"
         return self.con.execute(sql, (*args, limit)).fetchall()
 
+    @_guarded
     def job_status(self) -> list[sqlite3.Row]:
         return self.con.execute(
             "SELECT job, COUNT(*) AS traces, SUM(status = 'ok') AS ok, SUM(status = 'failed') AS failed, "
@@ -286,10 +455,12 @@ class Ledger:
             "GROUP BY job ORDER BY job"
         ).fetchall()
 
+    @_guarded
     def latest_failures(self, limit: int = 10) -> list[sqlite3.Row]:
         return self.con.execute("SELECT * FROM traces WHERE status = 'failed' ORDER BY id DESC LIMIT ?",
                                 (limit,)).fetchall()
 
+    @_guarded
     def regressions_of_run(self, run_id: int) -> list[sqlite3.Row]:
         return self.con.execute(
             "SELECT g.*, r.job, r.kernel, r.launch, r.target, t.path FROM regressions g "

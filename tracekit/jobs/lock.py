@@ -4,10 +4,14 @@
 process dies, however it dies: a run killed with SIGKILL never leaves a lock
 behind that someone has to delete by hand.  The holder writes its pid and start
 time into the file so the refusal message can say who holds it.
+
+A lock file that cannot be created or opened (a read-only folder, a folder in
+its place) is a :class:`~tracekit.errors.TracekitError` naming the path.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import time
@@ -28,8 +32,11 @@ class RunLock:
         self._fd: int | None = None
 
     def acquire(self) -> RunLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise self._error(exc) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -37,10 +44,22 @@ class RunLock:
             os.close(fd)
             raise LedgerBusyError(f"another `tracekit jobs run` is using this ledger ({holder}); "
                                   "try again when it has finished", path=str(self.path)) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()}, started {time.strftime('%Y-%m-%dT%H:%M:%S%z')}\n".encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"pid {os.getpid()}, started {time.strftime('%Y-%m-%dT%H:%M:%S%z')}\n".encode(), 0)
+        except OSError as exc:
+            os.close(fd)
+            raise self._error(exc) from None
         self._fd = fd
         return self
+
+    def _error(self, exc: OSError) -> TracekitError:
+        """What to tell the user when the lock file itself cannot be used."""
+        if exc.errno == errno.EISDIR or self.path.is_dir():
+            return TracekitError("the run lock is a folder, not a file; remove or rename that folder",
+                                 path=str(self.path))
+        return TracekitError(f"cannot create the run lock beside the ledger ({exc.strerror}); "
+                             "is the folder read-only?", path=str(self.path))
 
     def release(self) -> None:
         if self._fd is not None:
@@ -52,7 +71,12 @@ class RunLock:
         """Who holds the lock now (None if nobody): a non-blocking probe."""
         if not self.path.exists():
             return None
-        fd = os.open(self.path, os.O_RDONLY)
+        if not self.path.is_file():
+            raise self._error(OSError(errno.EISDIR, "is a folder"))
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError as exc:
+            raise TracekitError(f"cannot read the run lock ({exc.strerror})", path=str(self.path)) from None
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)

@@ -1,0 +1,125 @@
+"""Where a job's reports go, and the files they must never replace.
+
+A report is written by renaming a temporary over its path, so whatever had that
+path is gone afterwards: the ledger, the jobs file, a trace.  Before a run writes
+anything, :func:`check_outputs` compares every report path it is about to write
+with those files, by resolved path (so a symbolic link or a different spelling of
+the same path is caught) and by device and inode (so a hard link is caught), and
+refuses the run if any coincide.
+
+Temporaries are those of :func:`tracekit.files.write_atomic`:
+``.NAME.part-PID.XXXXXXXX.EXT``.  :func:`stale_temporaries` picks, in an output
+folder, only names of exactly that shape, for a report format, whose writing
+process is no longer alive: a file someone else named ``.x.part-1`` or a report
+another command is writing right now is left alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from tracekit.errors import TracekitError
+from tracekit.files import PART_MARK
+
+#: ``.NAME.part-PID.`` then the 8 characters ``tempfile`` draws, then NAME's own suffix.
+_TEMPORARY = re.compile(r"\.(?P<name>.+)" + re.escape(PART_MARK)
+                        + r"(?P<pid>[0-9]{1,10})\.[a-z0-9_]{8}(?P<suffix>\.[^.]*)")
+#: SQLite's files beside a database, which are part of the ledger as much as the file itself.
+LEDGER_SIDE_FILES = ("-wal", "-shm", "-journal", ".lock")
+
+
+class OutputClashError(TracekitError):
+    """A report path that is also a file the run reads or keeps (the ledger, the jobs file, a trace)."""
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def ledger_files(ledger: Path) -> list[Path]:
+    """The ledger and the files SQLite and the run lock keep beside it."""
+    return [ledger] + [Path(str(ledger) + side) for side in LEDGER_SIDE_FILES]
+
+
+class Protected:
+    """Files (and trace folders) that no report may replace or be written into."""
+
+    def __init__(self) -> None:
+        self._by_path: dict[str, str] = {}
+        self._by_inode: dict[tuple[int, int], str] = {}
+
+    def add(self, path: Path, what: str) -> None:
+        self._by_path.setdefault(os.path.realpath(path), what)
+        ident = _identity(path)
+        if ident is not None:
+            self._by_inode.setdefault(ident, what)
+
+    def clash(self, report: Path) -> str | None:
+        """What ``report`` would replace or be written into, or None if it is free to write."""
+        real = os.path.realpath(report)
+        if real in self._by_path:
+            return self._by_path[real]
+        ident = _identity(report)
+        if ident is not None and ident in self._by_inode:
+            return self._by_inode[ident]
+        for up in Path(real).parents:   # written inside a trace folder would change the trace
+            if str(up) in self._by_path:
+                return self._by_path[str(up)]
+        return None
+
+
+def check_outputs(reports: dict[str, Iterable[Path]], protected: Protected) -> None:
+    """Refuse a run whose reports coincide with a protected file or with another job's report.
+
+    ``reports`` maps each job's name to the report paths it is about to write.
+    """
+    writers: dict[str, str] = {}
+    for job, paths in reports.items():
+        for report in paths:
+            what = protected.clash(report)
+            if what is not None:
+                raise OutputClashError(f"job '{job}' would write its report {report} over {what}; "
+                                       "give the job another 'output' folder")
+            real = os.path.realpath(report)
+            other = writers.setdefault(real, job)
+            if other != job:
+                raise OutputClashError(f"jobs '{other}' and '{job}' would both write the report {report}; "
+                                       "give them different 'output' folders or rename a trace")
+
+
+def stale_temporaries(folder: Path, suffixes: Iterable[str]) -> list[Path]:
+    """Our own report temporaries in ``folder`` whose writer has died (see the module docstring)."""
+    suffixes = set(suffixes)
+    found = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    for entry in entries:
+        m = _TEMPORARY.fullmatch(entry.name)
+        if (m is None or m["suffix"] not in suffixes or not m["name"].endswith(m["suffix"])
+                or not entry.is_file(follow_symlinks=False)):
+            continue
+        if not pid_alive(int(m["pid"])):
+            found.append(Path(entry.path))
+    return found
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (one we may not signal counts as alive)."""
+    if pid <= 0:
+        return True     # not a real writer's pid: never treat its file as ours to delete
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
