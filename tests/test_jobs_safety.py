@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -208,9 +209,31 @@ def test_status_reads_an_older_ledger_without_upgrading_it(tmp_path, run_cli):
     assert run_cli("jobs", "run", jobs).code == 0
     ledger = tmp_path / "state/ledger.sqlite"
     _make_version_1(ledger)
+    before = snapshot(tmp_path)
     result = run_cli("jobs", "status", jobs)
     assert result.code == 0 and "nightly" in result.out
+    assert run_cli("jobs", "history", jobs).code == 0
+    assert snapshot(tmp_path) == before                  # not a byte written, no side file created
     assert query(ledger, "PRAGMA user_version") == [(1,)]
+
+
+def test_status_reads_the_ledger_while_a_run_writes_it(tmp_path, run_cli):
+    jobs = one_job(tmp_path, n_traces=2)
+    env = dict(os.environ, TRACEKIT_JOBS_TEST_PAUSE="after-commit:60")
+    proc = subprocess.Popen([sys.executable, "-m", "tracekit.cli", "jobs", "run", str(jobs)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 90
+        while True:      # until the paused run has committed its first trace
+            result = run_cli("jobs", "status", jobs)
+            if result.code == 0 and re.search(r"nightly\s+1\s+1\s", result.out):
+                break
+            assert proc.poll() is None and time.time() < deadline, result
+            time.sleep(0.1)
+        assert "a run is in progress" in result.out
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 # -- clean-up of temporaries ---------------------------------------------------------------------

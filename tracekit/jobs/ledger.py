@@ -165,8 +165,7 @@ def connect(path: str | Path, *, create: bool = True, readonly: bool = False) ->
         raise LedgerError(f"cannot create the ledger: {path.parent} is a file, not a folder", path=str(path))
     with sql_errors(path):
         if readonly:
-            con = sqlite3.connect(f"file:{quote(str(path.absolute()))}?mode=ro", uri=True,
-                                  timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            con = sqlite3.connect(_readonly_uri(path), uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         else:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -187,6 +186,21 @@ def connect(path: str | Path, *, create: bool = True, readonly: bool = False) ->
             con.close()
             raise
     return con
+
+
+def _readonly_uri(path: Path) -> str:
+    """SQLite's URI to read ``path`` without writing anything, its side files included.
+
+    Reading a WAL database normally creates ``-wal`` and ``-shm`` files beside it.
+    With no ``-wal`` file there is no writer with uncommitted pages, and the main
+    file changes only when a writer checkpoints (after many pages), so the file is
+    read as immutable and nothing is created; otherwise SQLite's usual read-only
+    access shares the writer's files.
+    """
+    uri = f"file:{quote(str(path.absolute()))}?mode=ro"
+    if not Path(str(path) + "-wal").exists():
+        uri += "&immutable=1"
+    return uri
 
 
 def _sniff(path: Path) -> None:
