@@ -377,6 +377,17 @@ def test_an_output_that_is_a_file_is_refused(tmp_path, run_cli, output):
     assert (tmp_path / "reports").read_text() == "my notes"
 
 
+def test_reports_that_cannot_be_written_stop_the_run_and_are_not_recorded_as_failed_traces(tmp_path, run_cli):
+    """A folder that takes no new files would fail every trace alike: exit 2, and the work stays to do."""
+    jobs = one_job(tmp_path, n_traces=2, output="/proc")
+    refused(run_cli("jobs", "run", jobs), "/proc/a.json", "cannot write the report")
+    ledger = tmp_path / "state/ledger.sqlite"
+    assert query(ledger, "SELECT COUNT(*) FROM traces") == [(0,)]
+    assert query(ledger, "SELECT status FROM runs") == [("aborted",)]
+    jobs.write_text(jobs.read_text().replace('"/proc"', '"reports"'))
+    assert ": 2 processed, 0 unchanged, 0 failed" in run_cli("jobs", "run", jobs).out
+
+
 # -- SQLite failures -------------------------------------------------------------------------------
 
 def test_a_ledger_held_by_another_writer_is_a_clear_error(tmp_path, run_cli, monkeypatch):

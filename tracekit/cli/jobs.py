@@ -34,7 +34,11 @@ def _ledger_path(source: str) -> Path:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise JobsFileError(f"cannot read the jobs file ({exc})", path=str(p)) from None
-    return p.parent / str(data.get("ledger", DEFAULT_LEDGER))
+    ledger = data.get("ledger", DEFAULT_LEDGER)
+    if not isinstance(ledger, str) or not ledger:
+        raise JobsFileError(f"'ledger' must be the path of the ledger file (a string); got {ledger!r}",
+                            path=str(p))
+    return p.parent / ledger
 
 
 @contextmanager

@@ -21,6 +21,14 @@ from tracekit.files import write_atomic
 from tracekit.jobs.ledger import ResultRow
 
 
+class ReportWriteError(TracekitError):
+    """A report could not be written (a full disk, a folder that takes no files): not the trace's fault.
+
+    It would fail every trace the same way, so a run stops on it instead of recording
+    the trace as failed; the trace stays pending and the next run does it.
+    """
+
+
 @dataclass
 class TraceOutcome:
     """What processing one trace produced: one row per (launch, target) and the report files."""
@@ -47,20 +55,24 @@ def process_trace(path: str | os.PathLike, targets: list, formats: tuple[str, ..
     analysis = pipeline.analyze(trace, targets)
     rows = _with_ordinals([row for r in analysis.results for row in result_rows(r, r.target.name)])
     stem = stem or path.name.rsplit(".", 1)[0]
-    reports = []
-    for fmt in formats:
-        dest = out_dir / f"{stem}.{fmt}"
+    reports = [_write_report(analysis, fmt, out_dir / f"{stem}.{fmt}") for fmt in formats]
+    return TraceOutcome(path=path, rows=rows, reports=reports,
+                        results={r.target.name: r for r in analysis.results})
+
+
+def _write_report(analysis, fmt: str, dest: Path) -> Path:
+    """Write one report of ``analysis`` durably; a failure to write is a :class:`ReportWriteError`."""
+    try:
         if fmt == "json":
-            text = analysis.to_json()
-            reports.append(write_atomic(dest, text, durable=True))
-            continue
+            return write_atomic(dest, analysis.to_json(), durable=True)
         from tracekit.report import render_report
 
         model = analysis.report_model()
-        reports.append(write_atomic(dest, lambda tmp, fmt=fmt, model=model: render_report(model, fmt, tmp),
-                                    durable=True))
-    return TraceOutcome(path=path, rows=rows, reports=reports,
-                        results={r.target.name: r for r in analysis.results})
+        return write_atomic(dest, lambda tmp: render_report(model, fmt, tmp), durable=True)
+    except ReportWriteError:
+        raise
+    except TracekitError as exc:
+        raise ReportWriteError(f"cannot write the report: {exc}") from None
 
 
 def _with_ordinals(rows: list[ResultRow]) -> list[ResultRow]:

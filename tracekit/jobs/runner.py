@@ -46,7 +46,7 @@ from tracekit.jobs.ledger import Ledger, LedgerError, ResultRow
 from tracekit.jobs.lock import RunLock
 from tracekit.jobs.metrics import KEY_METRICS, as_float, regression
 from tracekit.jobs.paths import Protected, check_outputs, ledger_files, stale_temporaries
-from tracekit.jobs.process import process_trace
+from tracekit.jobs.process import ReportWriteError, process_trace
 
 EXIT_OK, EXIT_REGRESSION, EXIT_FAILED = 0, 3, 5
 #: Crash-test hook: ``after-report:SECONDS`` or ``after-commit:SECONDS`` makes the
@@ -242,6 +242,8 @@ def _process_one(plan: JobPlan, path: Path, digest: str, targets: list, cfg: str
             raise TracekitError(f"cannot read the trace ({digest.partition(':')[2]})", path=key)
         outcome = process_trace(path, targets, job.formats, plan.out_dir, stem=plan.stems[path])
         status, error, reports, rows = "ok", None, [str(p) for p in outcome.reports], outcome.rows
+    except ReportWriteError:
+        raise   # every trace would fail alike: stop, and leave this one pending for the next run
     except TracekitError as exc:
         status, error, reports, rows = "failed", str(exc), [], []
     except Exception as exc:  # noqa: BLE001 - one bad trace must not stop a scheduled run
