@@ -353,6 +353,11 @@ class Ledger:
             (now(), status, counts["processed"], counts["skipped"], counts["failed"],
              counts["regressions"], run_id))
 
+    @_guarded
+    def abort_run(self, run_id: int) -> None:
+        """Mark a run that stopped early; its counts stay those its commits made."""
+        self.con.execute("UPDATE runs SET finished_at = ?, status = 'aborted' WHERE id = ?", (now(), run_id))
+
     # -- work a run has promised to do ----------------------------------------
     @_guarded
     def pending(self, job: str) -> set[str]:

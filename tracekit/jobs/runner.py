@@ -183,8 +183,7 @@ def run_jobs(jobs: JobsFile, *, only: list[str] | None = None, force: bool = Fal
                              retry_failed=retry_failed, log=log)
             except BaseException:
                 with contextlib.suppress(LedgerError):   # the original error says more
-                    ledger.finish_run(summary.run_id, "aborted", {"processed": summary.processed,
-                                      "skipped": summary.skipped, "failed": 0, "regressions": 0})
+                    ledger.abort_run(summary.run_id)
                 raise
             summary.failed, summary.regressions = ledger.claim_unreported(summary.run_id)
             ledger.finish_run(summary.run_id, summary.status, {
