@@ -23,6 +23,7 @@ import pytest
 from test_jobs_traces import vector_add
 
 from tracekit.jobs import ledger as ledger_mod
+from tracekit.jobs.runner import report_stems
 
 TARGET = "intel-hd530"
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -99,6 +100,17 @@ def test_two_jobs_that_would_write_one_report_are_refused_naming_both(tmp_path, 
     jobs = write_jobs(tmp_path, {"ci/linux": {}, "ci_linux": {}})    # both file names start "ci_linux."
     refused(run_cli("jobs", "run", jobs), "'ci/linux'", "'ci_linux'", "ci_linux.a.json")
     assert not (tmp_path / "reports").exists() and not (tmp_path / "state").exists()
+
+
+def test_two_traces_of_one_job_that_would_write_one_report_are_refused(tmp_path, run_cli):
+    vector_add(tmp_path / "traces/a.tkt", n=128)
+    vector_add(tmp_path / "more/a.tkt", n=128)            # its report is a-<hash of its path>.json ...
+    stem = report_stems([(tmp_path / "traces/a.tkt").resolve(), (tmp_path / "more/a.tkt").resolve()])
+    clash = stem[(tmp_path / "more/a.tkt").resolve()]
+    vector_add(tmp_path / f"traces/{clash}.tkt", n=128)   # ... and so is this trace's
+    jobs = write_jobs(tmp_path, {"nightly": {"inputs": ["traces", "more"]}})
+    refused(run_cli("jobs", "run", jobs), "job 'nightly'", f"{clash}.json", "for both", "rename one")
+    assert not (tmp_path / "reports").exists()
 
 
 # -- reports that would replace a file the run keeps ---------------------------------------------

@@ -75,23 +75,26 @@ class Protected:
         return None
 
 
-def check_outputs(reports: dict[str, Iterable[Path]], protected: Protected) -> None:
-    """Refuse a run whose reports coincide with a protected file or with another job's report.
+def check_outputs(reports: dict[str, dict[Path, list[Path]]], protected: Protected) -> None:
+    """Refuse a run whose reports coincide with a protected file or with each other.
 
-    ``reports`` maps each job's name to the report paths it is about to write.
+    ``reports`` maps each job's name to its traces and the report paths each will get.
     """
-    writers: dict[str, str] = {}
-    for job, paths in reports.items():
-        for report in paths:
-            what = protected.clash(report)
-            if what is not None:
-                raise OutputClashError(f"job '{job}' would write its report {report} over {what}; "
-                                       "give the job another 'output' folder")
-            real = os.path.realpath(report)
-            other = writers.setdefault(real, job)
-            if other != job:
-                raise OutputClashError(f"jobs '{other}' and '{job}' would both write the report {report}; "
-                                       "give them different 'output' folders or rename a trace")
+    writers: dict[str, tuple[str, Path]] = {}
+    for job, by_trace in reports.items():
+        for trace, paths in by_trace.items():
+            for report in paths:
+                what = protected.clash(report)
+                if what is not None:
+                    raise OutputClashError(f"job '{job}' would write its report {report} over {what}; "
+                                           "give the job another 'output' folder")
+                other_job, other_trace = writers.setdefault(os.path.realpath(report), (job, trace))
+                if other_job != job:
+                    raise OutputClashError(f"jobs '{other_job}' and '{job}' would both write the report "
+                                           f"{report}; give them different 'output' folders")
+                if other_trace != trace:
+                    raise OutputClashError(f"job '{job}' would write the report {report} for both "
+                                           f"{other_trace} and {trace}; rename one of the traces")
 
 
 def stale_temporaries(folder: Path, suffixes: Iterable[str]) -> list[Path]:

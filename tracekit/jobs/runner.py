@@ -137,7 +137,7 @@ def plan_jobs(jobs: JobsFile, selected: list[Job]) -> list[JobPlan]:
     for plan in plans:
         for t in plan.traces:
             protected.add(t, f"the trace {t}")
-    check_outputs({p.job.name: [r for t in p.traces for r in p.reports(t)] for p in plans}, protected)
+    check_outputs({p.job.name: {t: p.reports(t) for t in p.traces} for p in plans}, protected)
     return plans
 
 
