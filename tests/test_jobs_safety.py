@@ -464,10 +464,14 @@ def test_a_lock_path_that_is_a_folder_is_a_clear_error(tmp_path, run_cli):
         refused(run_cli("jobs", command, jobs), "ledger.sqlite.lock", "is a folder")
 
 
-def test_a_ledger_where_no_file_can_be_created_is_a_clear_error(tmp_path, run_cli):
+@pytest.mark.parametrize("ledger, words", [("/proc/ledger.sqlite", "cannot create the run lock"),
+                                           ("notes/ledger.sqlite", "is a file, not a folder")])
+def test_a_ledger_where_no_file_can_be_created_is_a_clear_error(tmp_path, run_cli, ledger, words):
     jobs = one_job(tmp_path)
-    jobs.write_text(jobs.read_text().replace('"state/ledger.sqlite"', '"/proc/ledger.sqlite"'))
-    refused(run_cli("jobs", "run", jobs), "/proc/ledger.sqlite", "cannot create")
+    (tmp_path / "notes").write_text("my notes")
+    jobs.write_text(jobs.read_text().replace('"state/ledger.sqlite"', json.dumps(ledger)))
+    refused(run_cli("jobs", "run", jobs), "ledger.sqlite", words)
+    assert (tmp_path / "notes").read_text() == "my notes"
 
 
 @pytest.mark.skipif(AS_ROOT, reason="root writes into read-only folders; the /proc case covers it")

@@ -58,6 +58,9 @@ class RunLock:
         if exc.errno == errno.EISDIR or self.path.is_dir():
             return TracekitError("the run lock is a folder, not a file; remove or rename that folder",
                                  path=str(self.path))
+        if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+            return TracekitError("cannot create the run lock: a part of the ledger's path is a file, "
+                                 "not a folder", path=str(self.path))
         return TracekitError(f"cannot create the run lock beside the ledger ({exc.strerror}); "
                              "is the folder read-only?", path=str(self.path))
 
@@ -71,8 +74,10 @@ class RunLock:
         """Who holds the lock now (None if nobody): a non-blocking probe."""
         if not self.path.exists():
             return None
-        if not self.path.is_file():
+        if self.path.is_dir():
             raise self._error(OSError(errno.EISDIR, "is a folder"))
+        if not self.path.is_file():     # opening a pipe here would wait for a writer
+            raise TracekitError("the run lock is not a regular file", path=str(self.path))
         try:
             fd = os.open(self.path, os.O_RDONLY)
         except OSError as exc:
