@@ -162,10 +162,12 @@ def connect(path: str | Path, *, create: bool = True, readonly: bool = False) ->
     if exists:
         _sniff(path)
     elif path.parent.exists() and not path.parent.is_dir():
-        raise LedgerError(f"cannot create the ledger: {path.parent} is a file, not a folder", path=str(path))
+        raise LedgerError(f"cannot create the ledger: {path.parent} is a file, not a folder",
+                          path=str(path))
     with sql_errors(path):
         if readonly:
-            con = sqlite3.connect(_readonly_uri(path), uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            con = sqlite3.connect(_readonly_uri(path), uri=True, timeout=BUSY_TIMEOUT_S,
+                                  isolation_level=None)
         else:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -175,12 +177,13 @@ def connect(path: str | Path, *, create: bool = True, readonly: bool = False) ->
             con = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         try:
             con.row_factory = sqlite3.Row
+            # Checked before anything is set: switching a stranger's database to WAL
+            # mode would already change their file.
+            version = _check_schema(con, path, readonly)
             if not readonly:
                 con.execute("PRAGMA journal_mode=WAL")
                 con.execute("PRAGMA synchronous=NORMAL")
                 con.execute("PRAGMA foreign_keys=ON")
-            version = _check_schema(con, path, readonly)
-            if not readonly:
                 _upgrade(con, version)
         except BaseException:
             con.close()
