@@ -10,6 +10,7 @@ syntax errors, so :class:`KeyLines` finds a key's line in the text itself.
 from __future__ import annotations
 
 import glob
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -204,7 +205,9 @@ def _parse_job(name: str, table, base: Path, fail, check_targets: bool) -> Job:
             raise fail(f"unknown key '{key}' in job '{name}' (expected one of: {', '.join(JOB_KEYS)})",
                        "jobs", name, key)
         kind = JOB_KEYS[key][0]
-        if not isinstance(value, kind) or isinstance(value, bool):
+        if key in NUMBER_RANGES:
+            check_number(key, value, name, fail)
+        elif not isinstance(value, kind) or isinstance(value, bool):
             raise fail(f"'{key}' in job '{name}' must be a {_type_name(kind)}", "jobs", name, key)
         if kind is list and not all(isinstance(v, str) for v in value):
             raise fail(f"'{key}' in job '{name}' must be a list of strings", "jobs", name, key)
@@ -234,9 +237,6 @@ def _parse_job(name: str, table, base: Path, fail, check_targets: bool) -> Job:
     if bad or not formats:
         raise fail(f"'formats' in job '{name}' must name some of {', '.join(FORMATS)} (got {bad or 'none'})",
                    "jobs", name, "formats")
-    for key in NUMBER_RANGES:
-        if key in table:
-            check_number(key, table[key], name, fail)
     threshold = float(table.get("regression_threshold", DEFAULT_THRESHOLD))
     metrics = tuple(table.get("metrics", ()))
     unknown = [m for m in metrics if m not in KEY_METRICS]
@@ -260,15 +260,17 @@ def _parse_job(name: str, table, base: Path, fail, check_targets: bool) -> Job:
 def check_number(key: str, value, job: str, fail) -> None:
     """Refuse a numeric value that is not a finite number inside the key's documented range."""
     lo, hi, meaning = NUMBER_RANGES[key]
-    allowed = f"a finite number from {lo:g} to {hi:g} ({meaning})"
+    # The value as TOML spells it: true, "0.1" (a string), nan, 1e+400 -> inf.
+    got = json.dumps(value) if isinstance(value, bool | str) else repr(value)
+    message = f"'{key}' in job '{job}' must be a finite number from {lo:g} to {hi:g} ({meaning}); got {got}"
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise fail(f"'{key}' in job '{job}' must be {allowed}; got {value!r}", "jobs", job, key)
+        raise fail(message, "jobs", job, key)
     try:
         number = float(value)
     except OverflowError:   # an integer too large for a float
         number = math.inf
     if not math.isfinite(number) or not lo <= number <= hi:
-        raise fail(f"'{key}' in job '{job}' must be {allowed}; got {value!r}", "jobs", job, key)
+        raise fail(message, "jobs", job, key)
 
 
 def resolve_target(spec: str, base: Path):
