@@ -136,7 +136,10 @@ def status_cmd(source: Annotated[str, typer.Argument(help="A jobs file or a ledg
         last = ledger.runs(1)
         if last:
             r = last[0]
-            print(f"last run {r['id']}: {r['status']}, started {r['started_at']}, "
+            # 'running' with nobody holding the lock: the run was killed before it could say so.
+            state = "interrupted (the next run finishes its work)" if r["status"] == "running" and not holder \
+                else r["status"]
+            print(f"last run {r['id']}: {state}, started {r['started_at']}, "
                   f"{r['processed']} processed, {r['failed']} failed, {r['regressions']} regression(s)")
         print()
         show_table("jobs", ["job", "traces", "ok", "failed", "last processed", "last run"],
