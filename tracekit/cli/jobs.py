@@ -137,8 +137,9 @@ def status_cmd(source: Annotated[str, typer.Argument(help="A jobs file or a ledg
         if last:
             r = last[0]
             # 'running' with nobody holding the lock: the run was killed before it could say so.
-            state = "interrupted (the next run finishes its work)" if r["status"] == "running" and not holder \
-                else r["status"]
+            state = r["status"]
+            if state == "running" and not holder:
+                state = "interrupted (the next run finishes its work)"
             print(f"last run {r['id']}: {state}, started {r['started_at']}, "
                   f"{r['processed']} processed, {r['failed']} failed, {r['regressions']} regression(s)")
         print()
