@@ -7,8 +7,10 @@ printing; :func:`process_trace` is the single call into the analysis pipeline.
 from tracekit.jobs.config import Job, JobsFile, JobsFileError, load_jobs
 from tracekit.jobs.ledger import SCHEMA_VERSION, Ledger, LedgerError
 from tracekit.jobs.lock import LedgerBusyError, RunLock
-from tracekit.jobs.process import TraceOutcome, process_trace
+from tracekit.jobs.paths import OutputClashError
+from tracekit.jobs.process import ReportWriteError, TraceOutcome, process_trace
 from tracekit.jobs.runner import RunSummary, run_jobs
 
 __all__ = ["SCHEMA_VERSION", "Job", "JobsFile", "JobsFileError", "Ledger", "LedgerBusyError", "LedgerError",
-           "RunLock", "RunSummary", "TraceOutcome", "load_jobs", "process_trace", "run_jobs"]
+           "OutputClashError", "ReportWriteError", "RunLock", "RunSummary", "TraceOutcome", "load_jobs",
+           "process_trace", "run_jobs"]
