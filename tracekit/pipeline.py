@@ -119,7 +119,7 @@ def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: 
             shard: str = "launch", progress: bool = False) -> Analysis:
     """Analyse every launch of ``trace`` on every target: here, or on Dask workers when
     ``workers`` (a local cluster of that many) or ``scheduler`` (an address) is given."""
-    from tracekit.progress import counting_trace
+    from tracekit.progress import counting_trace, finish_counting, launch_sizes
     from tracekit.progress import progress as progress_bar
 
     trace = load_trace(trace)
@@ -132,8 +132,12 @@ def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: 
                                           shard=shard, progress=bar)
         else:
             from analyzers import analyze as analyze_target
-            view = counting_trace(trace, bar)
-            results = [analyze_target(view, t) for t in loaded]
+            sizes = launch_sizes(trace) if progress else {}
+            results = []
+            for t in loaded:   # each target is its own pass over the launches
+                view = counting_trace(trace, bar, sizes)
+                results.append(analyze_target(view, t))
+                finish_counting(view)
     return Analysis(trace, results)
 
 
