@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from analyzers import analyze
 from tracekit.formats import open_trace
 from tracekit.progress import LaunchCredit, counting_trace, finish_counting, progress
@@ -97,43 +99,58 @@ q.finish()
 """
 
 
-def _progress_lines(err: str) -> list[tuple[int, int, str]]:
-    """(done, percent, rest of the line) of each ``analyze:`` progress line."""
+def _progress_lines(err: str, description: str) -> list[tuple[int, int, str]]:
+    """(done, percent, the line) of each progress line of ``description``."""
     out = []
     for line in err.splitlines():
-        if line.startswith("analyze: "):
+        if line.startswith(f"{description}: "):
             done = int(line.split(": ")[2].split()[0].split("/")[0].replace(",", ""))
             out.append((done, int(line.split("(")[1].split("%")[0]), line))
     return out
 
 
-def test_analysis_progress_of_sampled_launches_on_several_targets(run_cli, tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def sampled_trace(tmp_path_factory):
+    """Three launches of a kernel, 16 work-groups of each recorded (sampled launches)."""
+    import sys
+
+    from tracekit.recorder import record_command
+
+    folder = tmp_path_factory.mktemp("progress")
+    host = folder / "host.py"
+    host.write_text(HOST)
+    trace = folder / "sampled.tkt"
+    record_command([sys.executable, str(host), str(SAMPLES / "kernels" / "vector_add.cl")], trace,
+                   sample="first:16", echo=False)
+    return trace
+
+
+@pytest.mark.parametrize("mode,description", [((), "analyze"), (("--what-if", "fast-math"), "what-if"),
+                                              (("--sample-groups", "0.5"), "sample")])
+def test_progress_of_sampled_launches_on_several_targets(mode, description, sampled_trace, run_cli, tmp_path,
+                                                         monkeypatch):
     """Three sampled launches (the warm-cache replays read each sample several times) on three
-    targets: the progress line climbs to 100 % once, at the end, and only then says nothing is left."""
+    targets, analysed, replayed with a fix, or estimated from a sample: the progress line climbs
+    to 100 % once, at the end, and only then says nothing is left."""
     import sys
 
     import tracekit.progress as tp
-    from tracekit.recorder import record_command
 
-    host = tmp_path / "host.py"
-    host.write_text(HOST)
-    trace = tmp_path / "sampled.tkt"
-    record_command([sys.executable, str(host), str(SAMPLES / "kernels" / "vector_add.cl")], trace,
-                   sample="first:16", echo=False)
     plain = tp.progress
     monkeypatch.setattr(tp, "progress", lambda total, description="analyze", **kw:
                         plain(total, description, **{**kw, "stream": sys.stderr, "interval": 0.0}))
     targets = ["intel-hd530", "nvidia-h200", "adreno-640"]
-    res = run_cli("analyze", trace, *[x for t in targets for x in ("-t", t)], "-f", "json",
+    res = run_cli("analyze", sampled_trace, *[x for t in targets for x in ("-t", t)], *mode, "-f", "json",
                   "-o", tmp_path / "a.json")
     assert res.code == 0, res.text
-    lines = _progress_lines(res.err)
-    total = open_trace(trace).num_accesses * len(targets)
+    lines = _progress_lines(res.err, description)
+    total = open_trace(sampled_trace).num_accesses * len(targets)
     assert len(lines) > len(targets)
     done = [d for d, _, _ in lines]
     pcts = [p for _, p, _ in lines]
     assert done == sorted(done) and pcts == sorted(pcts) and max(pcts) == 100
-    assert all(d <= total for d in done) and done[-1] == total and lines[-1][2].startswith("analyze: done")
+    assert all(d <= total for d in done) and done[-1] == total
+    assert lines[-1][2].startswith(f"{description}: done")
     first_full = pcts.index(100)
     assert all(" 0 s left" not in text for _, _, text in lines[:first_full])
-    assert len(lines) - first_full <= 2       # 100 % is reached when the analysis ends, not before
+    assert len(lines) - first_full <= 2       # 100 % is reached when the work ends, not before
