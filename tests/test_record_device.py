@@ -127,3 +127,13 @@ def test_work_group_too_large_says_so(run_cli, tmp_path):
                     "--arg", "int:4096", global_size="4096", local_size="4096")
     assert res.code == 2
     assert "a work-group of 4096 work-items is more than" in res.text and "local memory" not in res.text
+
+
+def test_oclgrind_messages_reach_the_terminal_printable():
+    """What Oclgrind printed quotes the kernel's source: control characters in it are not passed on."""
+    from tracekit.recorder.runner import host_error
+    err = host_error("OCLGRIND FATAL ERROR\nUndefined external function: llvm.x\x1b]0;title\x07\n"
+                     "TRACEKIT-ERROR kernel: Oclgrind could not create kernel 'k\x1b[2J'\n")
+    text = str(err) + (err.hint or "")
+    assert "\x1b" not in text and "\x07" not in text
+    assert "Undefined external function: llvm.x" in text and "could not create kernel 'k?[2J'" in text

@@ -103,12 +103,18 @@ def build_options_env(env: dict[str, str]) -> str:
 
 
 def interpreter_messages(stderr: str) -> str:
-    """What Oclgrind (or the program) printed before the launch host's own report, last lines first
-    kept: the interpreter's reason for a failure the host can only see as an OpenCL error code."""
+    """The last lines Oclgrind (or the program) printed before the launch host's own report: the
+    interpreter's reason for a failure the host sees only as an OpenCL error code.  They quote the
+    kernel's source, so control characters are shown as ``?`` (no escape sequence reaches the
+    terminal through an error message)."""
     idx = stderr.find(ERROR_PREFIX)
     before = stderr if idx < 0 else stderr[:idx]
-    lines = [ln.rstrip() for ln in before.splitlines() if ln.strip()]
+    lines = [_printable(ln.rstrip()) for ln in before.splitlines() if ln.strip()]
     return "\n".join(lines[-DIAGNOSTIC_LINES:])
+
+
+def _printable(line: str) -> str:
+    return "".join(c if c.isprintable() or c == "\t" else "?" for c in line)
 
 
 def _hint(kind: str, said: str) -> str | None:
@@ -130,6 +136,7 @@ def host_error(stderr: str) -> RecordError | None:
         return None
     text = stderr[idx + len(ERROR_PREFIX):].strip()
     kind, _, message = text.partition(": ")
+    message = "\n".join(_printable(ln) for ln in message.splitlines())   # it quotes names and build logs
     said = interpreter_messages(stderr)
     if said:
         message += "\nOclgrind said:\n  " + said.replace("\n", "\n  ")
