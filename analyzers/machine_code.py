@@ -212,8 +212,7 @@ def machine_pricing(kisa, issues: pd.DataFrame, sites: pd.DataFrame | None, targ
                   private_memory=bool(kisa.private_memory),
                   int64_instructions=int(ins["opclass"].isin(["int64_add", "int64_mul", "int64_div"]).sum()))
     if kisa.line_mapping != "source_line" or issues.empty:
-        why = ("the machine code maps to no source line (its -g build compiled to other code, or "
-               "has no line table)" if kisa.line_mapping != "source_line"
+        why = ("the machine code has no line table" if kisa.line_mapping != "source_line"
                else "the launch executed no instructions")
         return None, MachineCodeResult(priced_by="ir", reason=f"{why}; ALU time from the IR model", **common)
     per_site = issues.groupby("site", observed=True)["issues"].sum()

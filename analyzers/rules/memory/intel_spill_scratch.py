@@ -37,7 +37,9 @@ def check(f, t):
         # The spill messages are in the code, but without a line table nothing says how often they
         # run: the finding stands on the compiler's own scratch size, unpriced.
         ev.update(scratch_read_bytes=None, scratch_write_bytes=None,
-                  not_priced=f"how often the spill messages run is unknown: {m.reason}")
+                  not_priced="the machine code maps to no source line (its -g build, which gives the "
+                             "line table, may have compiled to other code), so how often the spill "
+                             f"messages run is unknown: {m.reason}")
         return Hit(ev, sites=[])
     moved = number(m, "scratch_read_bytes") + number(m, "scratch_write_bytes")
     memory_s = level_seconds(f, 0, moved) if f.target.caches else 0.0
