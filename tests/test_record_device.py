@@ -137,3 +137,11 @@ def test_oclgrind_messages_reach_the_terminal_printable():
     text = str(err) + (err.hint or "")
     assert "\x1b" not in text and "\x07" not in text
     assert "Undefined external function: llvm.x" in text and "could not create kernel 'k?[2J'" in text
+
+
+def test_record_kernel_api_gives_the_same_local_memory_as_the_command(tmp_path):
+    from tracekit.recorder import record_kernel
+    r = record_kernel(BIG_LOCAL, "stage", global_size="128", local_size="64",
+                      args=["float[24576]=rand", "float[128]"], out=tmp_path / "api.tkt")
+    assert [s for _, s in r.launches] == ["ok"]
+    assert open_trace(r.path).launches["local_mem_bytes"].to_pylist() == [TILE_BYTES]

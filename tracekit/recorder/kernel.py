@@ -91,7 +91,7 @@ def record_kernel(kernel_file: str | os.PathLike, kernel: str, *, global_size: s
     """Record one launch of ``kernel`` from ``kernel_file`` into the trace ``out``.
 
     ``args`` are ``--arg`` strings (see :mod:`tracekit.recorder.argspec`); ``local_mem_size`` the
-    simulated device's local memory in bytes (None: Oclgrind's own).
+    simulated device's local memory in bytes (None: the largest of the shipped targets').
     """
     src = Path(kernel_file)
     if not src.is_file():

@@ -22,7 +22,7 @@ from pathlib import Path
 from tracekit.errors import RecordError
 from tracekit.files import check_output, make_parent
 from tracekit.recorder import toolchain
-from tracekit.recorder.device import check_local_mem_size
+from tracekit.recorder.device import local_memory_limit
 from tracekit.recorder.layout import DEFAULT_ALIGNMENT, DEFAULT_HEAP_BASE, DeviceLayout
 
 _SAMPLE_RE = re.compile(r"^(all|first:[1-9]\d*|every:[1-9]\d*|random:[1-9]\d*(:\d+)?)$")
@@ -150,8 +150,8 @@ def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "
                   env: dict[str, str] | None = None, local_mem_size: int | None = None) -> RecordResult:
     """Run ``command`` under Oclgrind with the recorder; write every launch to ``out``.
 
-    ``local_mem_size``: the local memory (bytes per work-group) the simulated device offers
-    (:func:`tracekit.recorder.device.local_memory_limit`); None keeps Oclgrind's own."""
+    ``local_mem_size``: the local memory (bytes per work-group) the simulated device offers; None
+    gives it the largest of the shipped targets' (:func:`tracekit.recorder.device.local_memory_limit`)."""
     out = Path(out)
     tc = toolchain.find_toolchain()
     plugin = toolchain.plugin_path()
@@ -162,8 +162,7 @@ def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "
     child_env = dict(os.environ if env is None else env)
     child_env.update(TRACEKIT_SAMPLE=check_sample(sample), PYOPENCL_NO_CACHE="1",
                      OCLGRIND_BUILD_OPTIONS=build_options_env(child_env))
-    device_options = ["--local-mem-size", str(check_local_mem_size(local_mem_size))] \
-        if local_mem_size is not None else []
+    device_options = ["--local-mem-size", str(local_memory_limit(local_mem_size))]
     check_output(out, dirs=True)  # an output that cannot be written fails before anything runs
     make_parent(out)
     rfd, wfd = os.pipe()
