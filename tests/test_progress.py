@@ -154,3 +154,13 @@ def test_progress_of_sampled_launches_on_several_targets(mode, description, samp
     first_full = pcts.index(100)
     assert all(" 0 s left" not in text for _, _, text in lines[:first_full])
     assert len(lines) - first_full <= 2       # 100 % is reached when the work ends, not before
+
+
+def test_a_pass_that_does_not_name_its_launch_is_spread_without_finishing_any():
+    with progress(300, stream=io.StringIO(), interval=1e9) as bar:
+        credit = LaunchCredit(bar, {0: 100, 1: 200})
+        view = counting_trace(open_trace(SAMPLES / "vector_add.tkt"), bar, {0: 100, 1: 200})
+        view._credit = credit
+        import pyarrow as pa
+        view._count(pa.record_batch({"address": pa.array(range(150), pa.uint64())}), None)
+        assert 0 < bar.done < 150 and credit.earned[0] < 100 and credit.earned[1] < 200

@@ -6,9 +6,10 @@ would fill them with control codes, so there a line is written every
 On a terminal a rich progress bar shows the count, the rate and the time left.
 
 Use :func:`progress` as a context manager and call :meth:`Progress.advance`
-with the accesses done; :func:`counting_trace` wraps a trace so that the memory
-replay's pass over the accesses advances the bar by itself, without the
-analyzers knowing about progress at all.
+with the units done; :func:`counting_trace` wraps a trace so that the model's
+passes over the accesses advance the bar by themselves (:class:`LaunchCredit`
+turns them into accesses analysed), without the analyzers knowing about
+progress at all, and :func:`finish_counting` closes a target's share.
 """
 
 from __future__ import annotations
@@ -136,14 +137,17 @@ class LaunchCredit:
         self.earned: dict[int, float] = {}
         self.current: int | None = None
 
-    def add(self, launch: int, n: int) -> None:
-        """``n`` accesses of ``launch`` were read."""
+    def add(self, launch: int, n: int, *, moved_on: bool = True) -> None:
+        """``n`` accesses of ``launch`` were read.  A launch other than the last one read means the
+        analysis moved on and the last one is done, unless ``moved_on`` is False (a pass spread over
+        several launches without saying which it reads)."""
         size = self.sizes.get(launch)
         if not size or n <= 0:
             return
-        if self.current is not None and self.current != launch:
+        if moved_on and self.current is not None and self.current != launch:
             self.finish(self.current)
-        self.current = launch
+        if moved_on:
+            self.current = launch
         self.read[launch] = self.read.get(launch, 0) + int(n)
         self._earn(launch, size * (1.0 - 0.5 ** (self.read[launch] / size)))
 
@@ -188,7 +192,7 @@ class _CountingTrace(Trace):
         keys = wanted if wanted is not None else sorted(credit.sizes)
         total = sum(credit.sizes.get(int(k), 0) for k in keys) or 1
         for k in keys:
-            credit.add(int(k), batch.num_rows * credit.sizes.get(int(k), 0) // total)
+            credit.add(int(k), batch.num_rows * credit.sizes.get(int(k), 0) // total, moved_on=False)
 
 
 def launch_sizes(trace: Trace) -> dict[int, int]:
