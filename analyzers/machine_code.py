@@ -103,7 +103,7 @@ class MachineCodeResult:
     ir_group_issues: dict = field(default_factory=dict)
     send_messages: dict = field(default_factory=dict)        # executed, by message kind
     factors: dict = field(default_factory=dict)              # ir_machine_factors applied
-    per_line: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    per_line: pd.DataFrame = field(default_factory=lambda: empty_per_line(), repr=False)
 
     @property
     def narrowed(self) -> bool:
@@ -348,6 +348,17 @@ def int64_saving(ins: pd.DataFrame, target, fast_math: bool) -> np.ndarray:
     return out
 
 
+#: Columns of :attr:`MachineCodeResult.per_line`, one row per source line of the machine code.
+PER_LINE_COLUMNS = ("file", "line", "instructions", "executed", "cycles", "sends", "unroll", "load_messages",
+                    "load_lane_bytes", "int64_executed", "listing")
+
+
+def empty_per_line() -> pd.DataFrame:
+    """A per-line table with no rows (machine code without a line table maps to no source line)."""
+    return pd.DataFrame({c: pd.Series(dtype=object if c in ("file", "listing") else float)
+                         for c in PER_LINE_COLUMNS})
+
+
 def _per_line(ins: pd.DataFrame, files, lines, execs: np.ndarray, cycles: np.ndarray,
               unroll: np.ndarray, wide: np.ndarray) -> pd.DataFrame:
     """Per source line: static and executed machine instructions, cycles, messages, the listing; the
@@ -365,6 +376,7 @@ def _per_line(ins: pd.DataFrame, files, lines, execs: np.ndarray, cycles: np.nda
         load_lane_bytes=("lane_bytes", "max"), int64_executed=("int64", "sum"),
         listing=("text", lambda t: "\n".join(t))).reset_index()
     out["line"] = out["line"].where(out["line"] >= 0)
+    out = out[list(PER_LINE_COLUMNS)]
     return out.sort_values("cycles", ascending=False, kind="stable").reset_index(drop=True)
 
 

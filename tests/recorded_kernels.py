@@ -118,3 +118,10 @@ def gather(bits: int) -> Path:
     t = "ulong" if bits == 64 else "uint"
     return recorded("tests/data/isa/index64.cl", f"gather{bits}", "1024", "64",
                     ("float[1024]=rand", "float[1024]", f"{t}:1024", f"{t}:7"))
+
+
+def gemm_tile() -> Path:
+    """tests/data/isa/gemm.cl: a register-blocked GEMM (16 x 16 floats per work-item) that spills on
+    Intel, and whose ``-g`` build compiles to other code, so its machine code maps to no source line."""
+    return recorded("tests/data/isa/gemm.cl", "gemm_tile", "2,2", "2,2",
+                    ("float[1024]=rand", "float[1024]=rand:1", "float[1024]", "int:32", "int:32", "int:32"))

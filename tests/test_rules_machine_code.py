@@ -120,3 +120,68 @@ def test_machine_code_rules_stay_quiet_on_samples_without_the_cause(sample, tmp_
 def test_machine_rules_are_registered_for_intel_only():
     for rid in MACHINE_RULES:
         assert registry()[rid].vendors == ("intel",)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "html"])
+def test_spilling_gemm_without_source_lines_is_reported_in_every_format(fmt, run_cli, tmp_path):
+    """A real GEMM spills on Intel, but its -g build (the line table) compiled to other code: the
+    spill is a finding whose traffic is unknown, not a crash, whatever the report format."""
+    rk.needs_isa()
+    path = rk.gemm_tile()
+    _, r = _launch(path)
+    assert r.machine.spill_fill and r.machine.priced_by == "ir" and r.machine.per_line.empty
+    out = tmp_path / f"report.{fmt}"
+    res = run_cli("analyze", path, "-t", "intel-hd530", "-f", fmt, "-o", out)
+    assert res.code == 0, res.text
+    text = out.read_text()
+    if fmt == "json":
+        import json
+        doc = json.loads(text)
+        findings = doc["targets"]["intel-hd530"]["findings"]
+        found = [f for f in findings if f["rule_id"] == "INTEL-SPILL-SCRATCH"]
+        assert len(found) == 1
+        ev = found[0]["evidence"]
+        assert ev["scratch_bytes_per_thread"] > 0 and ev["spill_lines"] == []
+        assert ev["scratch_read_bytes"] is None and "unknown" in ev["not_priced"]
+        assert found[0]["estimated_gain_s"] is None
+    elif fmt == "html":
+        assert "Registers spilled to scratch memory" in text
+        assert "unknown: the machine code maps to no source line" in text
+    else:
+        assert "gemm_tile" in text and "note(s)" in text
+
+
+def _without(m, name):
+    """``m`` with field ``name`` absent: a per-line column dropped, or a scalar field unknown (None)."""
+    from dataclasses import replace
+    if name.startswith("lines."):
+        return replace(m, per_line=m.per_line.drop(columns=[name[len("lines."):]]))
+    if name == "lines":
+        return replace(m, per_line=None)
+    return replace(m, **{name: None})
+
+
+_LINE_COLUMNS = ("file", "line", "instructions", "executed", "cycles", "sends", "unroll", "load_messages",
+                 "load_lane_bytes", "int64_executed", "listing")
+_ABSENT = ["lines", *(f"lines.{c}" for c in _LINE_COLUMNS),
+           "grf_used", "grf_count", "registers_per_item", "target_width", "scratch_bytes_per_thread",
+           "scratch_read_bytes", "scratch_write_bytes", "scratch_cycles", "machine_cycles", "int64_cycles",
+           "int64_saving_cycles", "int64_instructions"]
+
+
+@pytest.mark.parametrize("kernel", ["pressure", "gather"])
+def test_machine_rules_cope_with_any_field_absent(kernel):
+    """Every rule reading the machine code runs with each field missing: it fires or stays quiet,
+    but never fails on what the facts lack."""
+    rk.needs_isa()
+    path = rk.pressure("heavy", 160) if kernel == "pressure" else rk.gather(64)
+    res, r = _launch(path)
+    full = r.machine
+    assert full.priced_by == "machine_code" and not full.per_line.empty
+    readers = [rid for rid, rule in registry().items()
+               if any(i.startswith("machine_code.") for i in rule.inputs)]
+    assert set(MACHINE_RULES) <= set(readers)
+    for name in _ABSENT:
+        r.machine = _without(full, name)
+        for f in run_rules(res, only=readers):
+            assert f.rule_id in readers, name

@@ -119,22 +119,38 @@ def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: 
             shard: str = "launch", progress: bool = False) -> Analysis:
     """Analyse every launch of ``trace`` on every target: here, or on Dask workers when
     ``workers`` (a local cluster of that many) or ``scheduler`` (an address) is given."""
-    from tracekit.progress import counting_trace
     from tracekit.progress import progress as progress_bar
 
     trace = load_trace(trace)
     loaded = load_targets(targets)
-    total = trace.num_accesses * len(loaded)
-    with progress_bar(total, "analyze", enabled=progress) as bar:
-        if workers or scheduler:
-            from tracekit.distributed import analyze_distributed
+    if workers or scheduler:
+        from tracekit.distributed import analyze_distributed
+        with progress_bar(trace.num_accesses * len(loaded), "analyze", enabled=progress) as bar:
             results = analyze_distributed(trace.path, loaded, workers=workers, scheduler=scheduler,
                                           shard=shard, progress=bar)
-        else:
-            from analyzers import analyze as analyze_target
-            view = counting_trace(trace, bar)
-            results = [analyze_target(view, t) for t in loaded]
+    else:
+        from analyzers import analyze as analyze_target
+        results = per_target(trace, loaded, analyze_target, "analyze", progress)
     return Analysis(trace, results)
+
+
+def per_target(trace, loaded: Sequence, work, description: str, progress: bool) -> list:
+    """``work(view, target)`` for each target, in order, with a progress line over all of them.
+
+    The unit is one access analysed on one target (:class:`tracekit.progress.LaunchCredit`):
+    each target reads the trace through its own counting view, finished when its work is done.
+    """
+    from tracekit.progress import counting_trace, finish_counting, launch_sizes
+    from tracekit.progress import progress as progress_bar
+
+    sizes = launch_sizes(trace) if progress else {}
+    out = []
+    with progress_bar(trace.num_accesses * len(loaded), description, enabled=progress) as bar:
+        for t in loaded:
+            view = counting_trace(trace, bar, sizes)
+            out.append(work(view, t))
+            finish_counting(view)
+    return out
 
 
 def write(analysis: Analysis, fmt: str, out: str | os.PathLike) -> Path:
@@ -147,31 +163,35 @@ def write(analysis: Analysis, fmt: str, out: str | os.PathLike) -> Path:
     return render_report(analysis.report_model(), fmt, out)
 
 
-def sampled_document(trace, targets: Sequence, fraction: float, seed: int = 0) -> dict:
+def sampled_document(trace, targets: Sequence, fraction: float, seed: int = 0, *,
+                     progress: bool = False) -> dict:
     """Estimates from a seeded sample of work-groups, with 95 % intervals, per launch and target."""
     from analyzers.sampling import sample_trace
 
     if not 0 < fraction <= 1:
         raise TracekitError(f"--sample-groups takes a fraction in (0, 1], got {fraction}")
     trace = load_trace(trace)
-    out = {}
-    for t in load_targets(targets):
-        launches = sample_trace(trace, t, fraction=fraction, seed=seed)
-        out[t.name] = {"launches": [s.to_dict() for s in launches]}
+    loaded = load_targets(targets)
+    docs = per_target(trace, loaded, lambda view, t: {"launches": [
+        s.to_dict() for s in sample_trace(view, t, fraction=fraction, seed=seed)]}, "sample", progress)
+    out = {t.name: d for t, d in zip(loaded, docs, strict=True)}
     return {"format": SAMPLED_FORMAT, "version": 1, "trace": str(trace.path),
             "sampling": {"fraction": fraction, "seed": seed, "unit": "blocks of work-groups",
                          "interval": "95% bootstrap percentile"},
             "targets": out}
 
 
-def what_if_document(trace, targets: Sequence, change) -> dict:
+def what_if_document(trace, targets: Sequence, change, *, progress: bool = False) -> dict:
     """Every launch on every target before and after ``change`` (text form such as
     ``"pad-local=64:4"``), replayed through the same model (:func:`analyzers.what_if`)."""
     from analyzers.whatif import parse_change, what_if
 
     trace = load_trace(trace)
     change = parse_change(change)
-    out = {t.name: [w.to_dict() for w in what_if(trace, t, change)] for t in load_targets(targets)}
+    loaded = load_targets(targets)
+    docs = per_target(trace, loaded, lambda view, t: [w.to_dict() for w in what_if(view, t, change)],
+                      "what-if", progress)
+    out = {t.name: d for t, d in zip(loaded, docs, strict=True)}
     return {"format": WHAT_IF_FORMAT, "version": 1, "trace": str(trace.path), "change": change.spec,
             "description": change.describe(), "targets": out}
 

@@ -15,6 +15,8 @@ import os
 
 import pandas as pd
 
+from analyzers.machine_code import PER_LINE_COLUMNS, empty_per_line
+
 
 def machine(f):
     """The launch's machine code facts, or None when the trace has none for this target."""
@@ -56,14 +58,41 @@ def share_of_alu(f, m, cycles: float) -> float:
 
 
 def machine_lines(f) -> pd.DataFrame:
-    """Per source line of the machine code (``MachineCodeResult.per_line``), with a ``file:line`` label."""
+    """Per source line of the machine code (``MachineCodeResult.per_line``), with a ``file:line`` label.
+
+    Always has every column of :data:`~analyzers.machine_code.PER_LINE_COLUMNS` and ``label``: machine
+    code mapped to no source line (a ``-g`` build whose code differs from the real one, no line table,
+    a launch priced by the IR) gives no rows, and a column the result lacks is all missing values, so a
+    rule can filter and sort the frame without asking first what it holds.
+    """
     m = machine(f)
-    if m is None or m.per_line is None or m.per_line.empty:
-        return pd.DataFrame()
-    out = m.per_line.copy()
-    out["label"] = [f"{fl}:{int(ln)}" if ln == ln else f"{fl}:?" for fl, ln in zip(out["file"], out["line"],
-                                                                                 strict=True)]
+    pl = getattr(m, "per_line", None) if m is not None else None
+    if not isinstance(pl, pd.DataFrame) or pl.empty:
+        out = empty_per_line()
+    else:
+        out = pl.copy()
+        for c in PER_LINE_COLUMNS:
+            if c not in out.columns:
+                out[c] = None if c in ("file", "listing") else float("nan")
+    out["file"] = out["file"].fillna("").astype(str)
+    out["listing"] = out["listing"].fillna("").astype(str)
+    out["label"] = pd.Series([_label(fl, ln) for fl, ln in zip(out["file"], out["line"], strict=True)],
+                             index=out.index, dtype=object)
     return out
+
+
+def _label(file: str, line) -> str:
+    return f"{file or '?'}:{int(line)}" if pd.notna(line) else f"{file or '?'}:?"
+
+
+def number(m, name: str, default: float = 0.0) -> float:
+    """Field ``name`` of the machine code facts as a number; ``default`` where it is absent or unknown."""
+    v = getattr(m, name, None)
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return default
+    return v if v == v else default
 
 
 def sites_on(f, lines: pd.DataFrame) -> list[int]:
@@ -74,11 +103,11 @@ def sites_on(f, lines: pd.DataFrame) -> list[int]:
         return []
     by_line: dict[tuple[str, int], int] = {}
     for s, fl, ln in sorted(zip(ps["site"], ps["file"], ps["line"], strict=True), key=lambda r: r[0]):
-        if ln == ln and ln is not None and isinstance(fl, str):
+        if pd.notna(ln) and isinstance(fl, str):
             by_line.setdefault((os.path.basename(fl), int(ln)), int(s))
     out = []
     for fl, ln in zip(lines["file"], lines["line"], strict=True):
-        site = by_line.get((str(fl), int(ln))) if ln == ln else None
+        site = by_line.get((str(fl), int(ln))) if pd.notna(ln) else None
         if site is not None and site not in out:
             out.append(site)
     return out

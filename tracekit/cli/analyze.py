@@ -36,7 +36,8 @@ def run_analyze(trace_path: str, targets: list[str], fmt: str = "json",
     stdout = output in (None, "-")
     if scale.get("what_if"):
         from analyzers.result_dict import dumps
-        doc = pipeline.what_if_document(trace_path, targets, scale["what_if"])
+        doc = pipeline.what_if_document(trace_path, targets, scale["what_if"],
+                                        progress=scale.get("progress", True))
         if fmt == "text":
             text = _console_text(doc, stdout, "what-if")
         elif fmt == "json":
@@ -49,7 +50,7 @@ def run_analyze(trace_path: str, targets: list[str], fmt: str = "json",
             raise TracekitError("--sample-groups writes estimates as JSON only: use --format json")
         from analyzers.result_dict import dumps
         text = dumps(pipeline.sampled_document(trace_path, targets, scale["sample_groups"],
-                                               scale.get("seed", 0)))
+                                               scale.get("seed", 0), progress=scale.get("progress", True)))
         return text if stdout else (write_atomic(output, text) and None)
     if fmt in ("html", "pdf") and stdout:
         raise TracekitError(f"--format {fmt} writes a file: give -o PATH")

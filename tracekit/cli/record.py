@@ -52,12 +52,21 @@ def register(app: typer.Typer) -> None:
             "--sample", help="work-groups to record: all, first:N, every:K, random:N[:SEED]")] = "all",
         align: Annotated[int, typer.Option(
             "--align", help="alignment of global buffer base addresses (bytes)")] = 4096,
+        local_mem_size: Annotated[int | None, typer.Option(
+            "--local-mem-size", help="local memory of the simulated device, bytes per work-group "
+                                     "(default: that of --target, else the largest of the shipped "
+                                     "targets)")] = None,
+        target: Annotated[list[str] | None, typer.Option(
+            "--target", "-t", help="GPU the trace is for (name or .toml, repeatable): the simulated "
+                                   "device gets its local memory (the largest of those named)")] = None,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="print nothing on success")] = False,
         isa: Annotated[bool, typer.Option(
             "--isa/--no-isa", help="also build the kernels for the Intel targets with ocloc and keep "
                                    "their machine code in the trace")] = True,
     ) -> None:
         items = list(items or [])
+        from tracekit.recorder.device import local_memory_limit
+        local = local_memory_limit(local_mem_size, list(target or []))
         options = " ".join([build_options] + [f"-D{d}" for d in (define or [])]).strip()
         if kernel is not None:
             if len(items) != 1:
@@ -66,7 +75,7 @@ def register(app: typer.Typer) -> None:
             from tracekit.recorder import record_kernel
             result = record_kernel(items[0], kernel, global_size=global_size, local_size=local_size,
                                    args=list(arg or []), out=out, build_options=options,
-                                   sample=sample, alignment=align)
+                                   sample=sample, alignment=align, local_mem_size=local)
         else:
             if not items:
                 raise RecordError("nothing to record: give KERNEL.cl --kernel NAME ..., or -- COMMAND ...")
@@ -76,7 +85,7 @@ def register(app: typer.Typer) -> None:
                 raise RecordError("--arg/--global/--local/--build-options only apply with --kernel; "
                                   "a host program sets these itself")
             from tracekit.recorder import record_command
-            result = record_command(items, out, sample=sample, alignment=align)
+            result = record_command(items, out, sample=sample, alignment=align, local_mem_size=local)
         _report(result, quiet)
         if isa:
             _machine_code(result.path, quiet)

@@ -13,11 +13,13 @@
 //   arg sampler ADDRESSING FILTER normalized|unnormalized
 //
 // Problems the user can fix are printed as one line starting with
-// "TRACEKIT-ERROR <kind>:" (kinds: build, kernel, args, launch, input),
+// "TRACEKIT-ERROR <kind>:" (kinds: build, kernel, args, launch, local_memory, work_group,
+// input),
 // followed by detail lines, and exit with status 3.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -198,6 +200,39 @@ static std::vector<unsigned char> unhex(const std::string& h)
   return out;
 }
 
+// Why the device refused the launch, from what it and the kernel report: the local
+// memory the kernel needs against the device's, the work-group size against both
+// limits, and the global size against the work-group size.  Kinds "local_memory" and
+// "work_group" let the recorder add the hint that fits.
+[[noreturn]] static void refused(const Launch& L, cl_kernel kernel, cl_device_id device, cl_int err)
+{
+  const std::string head = "the launch of '" + L.kernel + "' was refused (OpenCL error " + std::to_string(err) + "): ";
+  cl_ulong need = 0, have = 0;
+  size_t kernelMax = 0, deviceMax = 0;
+  clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(need), &need, NULL);
+  clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(have), &have, NULL);
+  clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kernelMax), &kernelMax, NULL);
+  clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(deviceMax), &deviceMax, NULL);
+  if (have && need > have)
+    fail("local_memory", head + "the kernel needs " + std::to_string(need) +
+                             " bytes of local memory per work-group (its __local arrays and local: arguments), "
+                             "more than the simulated device's " + std::to_string(have) + " bytes");
+  size_t items = 1;
+  for (unsigned d = 0; d < L.dims && L.local[0]; d++)
+  {
+    items *= L.local[d];
+    if (L.global[d] % L.local[d])
+      fail("work_group", head + "--global " + std::to_string(L.global[d]) + " is not a multiple of --local " +
+                         std::to_string(L.local[d]) + " in dimension " + std::to_string(d));
+  }
+  size_t limit = kernelMax && deviceMax ? std::min(kernelMax, deviceMax) : (kernelMax ? kernelMax : deviceMax);
+  if (L.local[0] && limit && items > limit)
+    fail("work_group", head + "a work-group of " + std::to_string(items) + " work-items is more than the " +
+                       std::to_string(limit) + " the device runs for this kernel");
+  fail("launch", head + "neither its local memory (" + std::to_string(need) + " of " + std::to_string(have) +
+                     " bytes) nor its sizes explain it");
+}
+
 int main(int argc, char** argv)
 {
   if (argc != 2)
@@ -237,6 +272,12 @@ int main(int argc, char** argv)
   {
     char names[4096] = "";
     clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, sizeof(names), names, NULL);
+    // The program may hold the kernel and the runtime still refuse it (Oclgrind cannot
+    // run something in it, and says what on stderr): say which of the two happened.
+    std::string list = std::string(";") + names + ";";
+    if (list.find(";" + L.kernel + ";") != std::string::npos)
+      fail("kernel", "Oclgrind could not create kernel '" + L.kernel + "' from " + L.source +
+                         " (OpenCL error " + std::to_string(err) + ")");
     fail("kernel", "no kernel named '" + L.kernel + "' in " + L.source + "; kernels there: " + names);
   }
 
@@ -359,8 +400,7 @@ int main(int argc, char** argv)
   const size_t* local = (L.local[0] == 0) ? NULL : L.local;
   err = clEnqueueNDRangeKernel(queue, kernel, L.dims, NULL, L.global, local, 0, NULL, NULL);
   if (err != CL_SUCCESS)
-    fail("launch", "the launch of '" + L.kernel + "' was refused (OpenCL error " + std::to_string(err) +
-                     "); check that --global is a multiple of --local and --local fits the device");
+    refused(L, kernel, device, err);
   check(clFinish(queue), "clFinish");
 
   for (cl_mem m : buffers)

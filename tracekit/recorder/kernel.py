@@ -86,10 +86,12 @@ def write_description(tmp: Path, source: Path, kernel: str, options: str, global
 def record_kernel(kernel_file: str | os.PathLike, kernel: str, *, global_size: str | tuple[int, ...],
                   out: str | os.PathLike, local_size: str | tuple[int, ...] | None = None,
                   args: list[str] = (), build_options: str = "", sample: str = "all",
-                  alignment: int = DEFAULT_ALIGNMENT, heap_base: int = DEFAULT_HEAP_BASE) -> RecordResult:
+                  alignment: int = DEFAULT_ALIGNMENT, heap_base: int = DEFAULT_HEAP_BASE,
+                  local_mem_size: int | None = None) -> RecordResult:
     """Record one launch of ``kernel`` from ``kernel_file`` into the trace ``out``.
 
-    ``args`` are ``--arg`` strings (see :mod:`tracekit.recorder.argspec`).
+    ``args`` are ``--arg`` strings (see :mod:`tracekit.recorder.argspec`); ``local_mem_size`` the
+    simulated device's local memory in bytes (None: the largest of the shipped targets').
     """
     src = Path(kernel_file)
     if not src.is_file():
@@ -120,7 +122,8 @@ def record_kernel(kernel_file: str | os.PathLike, kernel: str, *, global_size: s
         return run_recording([str(host), str(desc)], out, sample=sample, alignment=alignment,
                              heap_base=heap_base, file_alias={"input.cl": str(src)},
                              source_text=source_text, echo=False,
-                             extra_meta={"arg_specs": list(args), "kernel_file": str(src)})
+                             extra_meta={"arg_specs": list(args), "kernel_file": str(src)},
+                             local_mem_size=local_mem_size)
 
 
 def plain_command(kernel_file: str | os.PathLike, kernel: str, tmp: Path, *, global_size: tuple[int, ...],

@@ -22,6 +22,7 @@ from pathlib import Path
 from tracekit.errors import RecordError
 from tracekit.files import check_output, make_parent
 from tracekit.recorder import toolchain
+from tracekit.recorder.device import local_memory_limit
 from tracekit.recorder.layout import DEFAULT_ALIGNMENT, DEFAULT_HEAP_BASE, DeviceLayout
 
 _SAMPLE_RE = re.compile(r"^(all|first:[1-9]\d*|every:[1-9]\d*|random:[1-9]\d*(:\d+)?)$")
@@ -83,22 +84,74 @@ def _disk_error(exc: OSError, out: Path) -> RecordError:
     return RecordError(f"writing the trace failed: {why}; nothing was written", path=str(out))
 
 
+#: Build options added to every program Oclgrind compiles.  Oclgrind's interpreter has no
+#: ``llvm.assume``, which ``__builtin_assume`` (and ``__builtin_unreachable`` behind a
+#: condition) compile to, so a kernel giving the compiler such a hint could not be created.
+#: The hints only let a compiler assume what the program already guarantees, so the recording
+#: defines them away: the kernel computes the same and issues the same accesses.
+HINT_OPTIONS = ("-D__builtin_assume(x)=((void)0)", "-D__builtin_unreachable()=((void)0)")
+
+#: Lines kept of what Oclgrind printed before a failure: enough for its message and context.
+DIAGNOSTIC_LINES = 12
+
+_UNDEFINED = re.compile(r"Undefined external function: (\S+)")
+
+
+def build_options_env(env: dict[str, str]) -> str:
+    """``OCLGRIND_BUILD_OPTIONS`` for the child: the user's own, then :data:`HINT_OPTIONS`."""
+    return " ".join(x for x in (env.get("OCLGRIND_BUILD_OPTIONS", "").strip(), *HINT_OPTIONS) if x)
+
+
+def interpreter_messages(stderr: str) -> str:
+    """The last lines Oclgrind (or the program) printed before the launch host's own report: the
+    interpreter's reason for a failure the host sees only as an OpenCL error code.  They quote the
+    kernel's source, so control characters are shown as ``?`` (no escape sequence reaches the
+    terminal through an error message)."""
+    idx = stderr.find(ERROR_PREFIX)
+    before = stderr if idx < 0 else stderr[:idx]
+    lines = [_printable(ln.rstrip()) for ln in before.splitlines() if ln.strip()]
+    return "\n".join(lines[-DIAGNOSTIC_LINES:])
+
+
+def _printable(line: str) -> str:
+    return "".join(c if c.isprintable() or c == "\t" else "?" for c in line)
+
+
+def _hint(kind: str, said: str) -> str | None:
+    undefined = _UNDEFINED.search(said)
+    if undefined:
+        return (f"Oclgrind cannot run '{undefined.group(1)}', which the kernel calls (a built-in or compiler "
+                "intrinsic it does not implement); write that part without it")
+    return {"build": "fix the kernel source or --build-options",
+            "local_memory": "record with --local-mem-size BYTES, or --target NAME to give the simulated "
+                            "device the local memory of the GPU you will analyse it for",
+            "work_group": "choose --local within the device's work-group size, dividing --global"}.get(kind)
+
+
 def host_error(stderr: str) -> RecordError | None:
-    """The launch host's own report of a user mistake, if it printed one."""
+    """The launch host's own report of a user mistake, if it printed one, with what Oclgrind said
+    before it (its reason is often the real one: an instruction it cannot run, a limit)."""
     idx = stderr.find(ERROR_PREFIX)
     if idx < 0:
         return None
     text = stderr[idx + len(ERROR_PREFIX):].strip()
     kind, _, message = text.partition(": ")
-    return RecordError(message, hint=None if kind != "build" else "fix the kernel source or --build-options")
+    message = "\n".join(_printable(ln) for ln in message.splitlines())   # it quotes names and build logs
+    said = interpreter_messages(stderr)
+    if said:
+        message += "\nOclgrind said:\n  " + said.replace("\n", "\n  ")
+    return RecordError(message, hint=_hint(kind, said))
 
 
 def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "all",
                   alignment: int = DEFAULT_ALIGNMENT, heap_base: int = DEFAULT_HEAP_BASE,
                   file_alias: dict[str, str] | None = None, source_text: str | None = None,
                   echo: bool = True, extra_meta: dict | None = None,
-                  env: dict[str, str] | None = None) -> RecordResult:
-    """Run ``command`` under Oclgrind with the recorder; write every launch to ``out``."""
+                  env: dict[str, str] | None = None, local_mem_size: int | None = None) -> RecordResult:
+    """Run ``command`` under Oclgrind with the recorder; write every launch to ``out``.
+
+    ``local_mem_size``: the local memory (bytes per work-group) the simulated device offers; None
+    gives it the largest of the shipped targets' (:func:`tracekit.recorder.device.local_memory_limit`)."""
     out = Path(out)
     tc = toolchain.find_toolchain()
     plugin = toolchain.plugin_path()
@@ -107,13 +160,15 @@ def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "
     except ValueError as exc:
         raise RecordError(f"--align: {exc}") from None
     child_env = dict(os.environ if env is None else env)
-    child_env.update(TRACEKIT_SAMPLE=check_sample(sample), PYOPENCL_NO_CACHE="1")
+    child_env.update(TRACEKIT_SAMPLE=check_sample(sample), PYOPENCL_NO_CACHE="1",
+                     OCLGRIND_BUILD_OPTIONS=build_options_env(child_env))
+    device_options = ["--local-mem-size", str(local_memory_limit(local_mem_size))]
     check_output(out, dirs=True)  # an output that cannot be written fails before anything runs
     make_parent(out)
     rfd, wfd = os.pipe()
     child_env.update(OCLGRIND_PLUGINS=str(plugin), TRACEKIT_FD=str(wfd))
     try:
-        proc = subprocess.Popen([tc.oclgrind, *command], env=child_env, pass_fds=(wfd,),
+        proc = subprocess.Popen([tc.oclgrind, *device_options, *command], env=child_env, pass_fds=(wfd,),
                                 stdin=subprocess.DEVNULL, stdout=None if echo else subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)
     except OSError as exc:
@@ -142,7 +197,7 @@ def run_recording(command: list[str], out: str | os.PathLike, *, sample: str = "
         if err is not None:
             raise err
         if not conv.launches:
-            tail = "\n".join(pump.text.strip().splitlines()[-15:])
+            tail = interpreter_messages(pump.text)
             raise RecordError(f"no kernel launch was recorded (the program exited with status {rc})"
                               + (f"; its last messages:\n{tail}" if tail else ""))
         conv.finish(host_exit_code=rc, source_text=source_text, extra=extra_meta)

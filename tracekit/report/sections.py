@@ -103,8 +103,9 @@ class MachineCodeView:
     registers_per_item: int | None = None
     spills: bool = False
     scratch_bytes_per_thread: int = 0
-    scratch_read_bytes: float = 0.0
-    scratch_write_bytes: float = 0.0
+    #: None where the spill messages' executions are unknown (machine code mapped to no source line)
+    scratch_read_bytes: float | None = 0.0
+    scratch_write_bytes: float | None = 0.0
     scratch_share_of_first_level: float | None = None
     int64_share: float | None = None
     coverage: float | None = None
@@ -215,16 +216,18 @@ def machine_view(r, source: str | None = None) -> MachineCodeView | None:
         return None
     if not m.simd_width:
         return MachineCodeView(priced_by=m.priced_by, reason=m.reason, usual_width=m.target_width)
+    counted = m.priced_by == "machine_code"    # executions of the code are known only when it was priced
     view = MachineCodeView(
         priced_by=m.priced_by, reason=m.reason, compiler=m.compiler or "", device=m.device or "",
         simd_width=int(m.simd_width), usual_width=int(m.target_width or 0) or None, narrowed=bool(m.narrowed),
         grf_used=int(m.grf_used or 0), grf_count=int(m.grf_count or 0),
         registers_per_item=int(m.registers_per_item or 0), spills=bool(m.spill_fill),
         scratch_bytes_per_thread=int(m.scratch_bytes_per_thread),
-        scratch_read_bytes=float(m.scratch_read_bytes), scratch_write_bytes=float(m.scratch_write_bytes),
+        scratch_read_bytes=float(m.scratch_read_bytes or 0) if counted else None,
+        scratch_write_bytes=float(m.scratch_write_bytes or 0) if counted else None,
         int64_share=(m.int64_cycles / m.machine_cycles) if m.machine_cycles else None,
         coverage=m.dynamic_coverage if m.priced_by == "machine_code" else None)
-    moved = m.scratch_read_bytes + m.scratch_write_bytes
+    moved = (m.scratch_read_bytes or 0) + (m.scratch_write_bytes or 0)
     first = r.memory.traffic.levels[0].bytes if r.memory is not None and r.memory.traffic.levels else 0.0
     if moved and first:   # both whole-launch bytes
         view.scratch_share_of_first_level = moved / (moved + first)

@@ -1,6 +1,6 @@
 """INTEL-INT64-ADDRESS: the machine code computes on 64-bit integers (size_t indices, long arithmetic)."""
 
-from analyzers.rules.machine_facts import gain_without, machine, machine_lines, share_of_alu, sites_on
+from analyzers.rules.machine_facts import gain_without, machine, machine_lines, number, share_of_alu, sites_on
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
 
@@ -18,17 +18,20 @@ from analyzers.rules.rule import Hit, Threshold, rule
       moves, and turn a division or remainder into a long software sequence.""")
 def check(f, t):
     m = machine(f)
-    if m is None or m.priced_by != "machine_code" or not m.machine_cycles or not m.int64_cycles:
+    if m is None or m.priced_by != "machine_code":
         return None
-    share = m.int64_cycles / m.machine_cycles
+    cycles, wide = number(m, "machine_cycles"), number(m, "int64_cycles")
+    if not cycles or not wide:
+        return None
+    share = wide / cycles
     if share < t.share:
         return None
     lines = machine_lines(f)
-    hot = lines.iloc[0:0] if lines.empty else lines[lines["int64_executed"] > 0]
+    hot = lines[lines["int64_executed"].fillna(0) > 0]
     hot = hot.sort_values(["int64_executed", "label"], ascending=[False, True])
     ev = {"int64_share_of_machine_cycles": round(share, 4),
-          "int64_instructions_static": int(m.int64_instructions), "lines": list(hot["label"])[:6],
+          "int64_instructions_static": int(number(m, "int64_instructions")), "lines": list(hot["label"])[:6],
           "gain_from": "64-bit adds and multiplies at their 32-bit price and widening moves gone (the "
                        "target's prices); the longer 64-bit division sequences are not re-priced"}
-    gain = gain_without(f, alu_s=share_of_alu(f, m, m.int64_saving_cycles))
+    gain = gain_without(f, alu_s=share_of_alu(f, m, number(m, "int64_saving_cycles")))
     return Hit(ev, sites=sites_on(f, hot), gain_s=gain)

@@ -1,6 +1,6 @@
 """INTEL-SIMD-NARROWED: the compiler built the kernel narrower than usual because its registers ran out."""
 
-from analyzers.rules.machine_facts import machine
+from analyzers.rules.machine_facts import machine, number
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
 
@@ -19,15 +19,15 @@ from analyzers.rules.rule import Hit, Threshold, rule
       the same work needs twice the threads and their register files.""")
 def check(f, t):
     m = machine(f)
-    if m is None or not m.narrowed or not m.grf_count:
+    if m is None or not m.narrowed or not number(m, "grf_count"):
         return None
-    used = float(m.grf_used or 0) / float(m.grf_count)
+    used = number(m, "grf_used") / number(m, "grf_count")
     if used < t.grf_share:
         return None
     occ = f.occupancy
-    ev = {"simd_width": int(m.simd_width), "usual_width": int(m.target_width),
-          "registers_used": f"{int(m.grf_used)} of {int(m.grf_count)}",
-          "registers_per_item": int(m.registers_per_item or 0), "spills": bool(m.spill_fill),
+    ev = {"simd_width": int(number(m, "simd_width")), "usual_width": int(number(m, "target_width")),
+          "registers_used": f"{int(number(m, 'grf_used'))} of {int(number(m, 'grf_count'))}",
+          "registers_per_item": int(number(m, "registers_per_item")), "spills": bool(m.spill_fill),
           "occupancy_limited_by": str(occ.limiting_factor) if occ is not None else None,
           "not_priced": "a wider build is another program; the model prices the code the compiler made"}
     return Hit(ev, sites=[])

@@ -32,9 +32,9 @@ def check(f, t):
     if m is None or pats is None or "loop_adjacent" not in pats:
         return None
     lines = machine_lines(f)
-    if lines.empty or "unroll" not in lines:
+    if lines.empty:
         return None
-    lines = lines[(lines["unroll"] >= t.unroll) & (lines["load_messages"] >= 2)
+    lines = lines[lines["line"].notna() & (lines["unroll"] >= t.unroll) & (lines["load_messages"] >= 2)
                   & (lines["load_lane_bytes"] < t.vector_bytes)]
     if not len(lines):
         return None
