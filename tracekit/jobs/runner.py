@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tracekit import __version__
-from tracekit.errors import TracekitError
+from tracekit.errors import MESSAGE_LIMIT, TracekitError, printable
 from tracekit.files import PART_MARK
 from tracekit.jobs.config import Job, JobsFile, resolve_target
 from tracekit.jobs.fingerprint import config_hash, trace_hash
@@ -62,8 +62,12 @@ class RunSummary:
 
 
 def plain_log(message: str) -> None:
-    """One timestamped line on stderr: what cron mails and CI logs keep."""
-    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} tracekit jobs: {message}", file=sys.stderr, flush=True)
+    """One timestamped line on stderr: what cron mails and CI logs keep.
+
+    The message names traces, kernels and errors, so it is made printable (and kept to one
+    line) first."""
+    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} tracekit jobs: {printable(message, limit=MESSAGE_LIMIT)}",
+          file=sys.stderr, flush=True)
 
 
 def _pause(stage: str) -> None:
