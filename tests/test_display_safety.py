@@ -174,3 +174,17 @@ def test_error_messages_quote_input_escaped(case, trace, tmp_path, run_cli):
     assert "Traceback" not in res.err
     if "csv" not in case:
         assert "\\x1b" in res.err
+
+
+def test_jobs_tables_on_a_terminal_show_cells_as_text(monkeypatch):
+    """On a terminal the ledger's tables go through rich: cells are text, never markup or emoji."""
+    import io
+
+    from tracekit.jobs.tables import show_table
+    monkeypatch.setenv("COLUMNS", "400")
+    out = io.StringIO()
+    show_table(f"title{HOSTILE}", ["job", "kernel"], [[f"j{HOSTILE}", f"k{HOSTILE}"]], file=out,
+               terminal=True)
+    text = out.getvalue()
+    assert_printable(text)
+    assert "k" + SHOWN in text and "j" + SHOWN in text

@@ -59,7 +59,7 @@ def _launch_cells(launch: dict) -> list[str]:
 
 def render_table(doc: dict, console: Console) -> None:
     """Print the analysis document ``doc`` (see docs/json-schema.md): the table, then the checklist."""
-    table = Table(title=cell(doc.get('trace', '')), title_justify="left")
+    table = Table(title=cell(doc.get("trace", ""), None), title_justify="left")
     for col, justify in (("kernel", "left"), ("launch", "right"), ("target", "left"), ("verdict", "left"),
                          ("ahead of", "left"), ("time", "right"), ("ALU", "right"), ("memory", "right"),
                          ("latency", "right"), ("SIMD util.", "right"), ("occupancy", "right")):
@@ -116,8 +116,8 @@ def render_findings(doc: dict, console: Console) -> None:
 
 def render_what_if(doc: dict, console: Console) -> None:
     """Print a what-if document: every launch on every target before and after the change."""
-    table = Table(title=f"{cell(doc.get('trace', ''))}: {cell(doc.get('description', ''))}",
-                  title_justify="left")
+    title = f"{cell(doc.get('trace', ''), None)}: {cell(doc.get('description', ''), MESSAGE_LIMIT)}"
+    table = Table(title=title, title_justify="left")
     for col, justify in (("kernel", "left"), ("launch", "right"), ("target", "left"), ("before", "right"),
                          ("after", "right"), ("gain", "right"), ("verdict", "left"), ("replayed", "right")):
         table.add_column(col, justify=justify)
