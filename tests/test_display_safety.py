@@ -50,7 +50,9 @@ def hostile_trace(path: Path) -> Path:
                for i in range(3)]
     launches = launches_for(acc, global_size=256, local_size=64,
                             metadata={"layout": {"alignment": 4096, "global_buffers": buffers}})
-    source = pa.array([f"kernel void k() {{\n  // {HOSTILE}\n}}\n"] * launches.num_rows)
+    # the sites are on lines 10 .. 12, which the report quotes
+    text = "kernel void k() {\n" + "\n" * 8 + "".join(f"  x{n}; // {HOSTILE}\n" for n in range(3)) + "}\n"
+    source = pa.array([text] * launches.num_rows)
     launches = launches.set_column(launches.schema.get_field_index("source"), "source", source)
     return write_trace(path, acc, launches=launches, sites=sites_for(acc, file=f"src{HOSTILE}.cl"))
 
@@ -102,8 +104,8 @@ def test_html_report_has_no_controls_and_shows_names_escaped(trace, tmp_path, ru
     assert res.code == 0, res.err
     html = out.read_text(encoding="utf-8")
     assert_printable(html)
-    # autoescaped as HTML, with the controls written out
-    assert "k" + SHOWN in html
+    # autoescaped as HTML, with the controls written out: names, source file and source lines
+    assert "k" + SHOWN in html and f"src{SHOWN}.cl" in html and f"// {SHOWN}" in html
 
 
 def test_jobs_history_and_status_show_names_escaped(trace, tmp_path, run_cli):
