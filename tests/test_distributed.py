@@ -261,6 +261,14 @@ def test_an_unreachable_or_malformed_scheduler_is_a_clear_error(address, traces,
     assert time.monotonic() - start < dist.CONNECT_TIMEOUT_S + 20
 
 
+@pytest.mark.parametrize("workers", ["-3", "0", "100000"])
+def test_a_local_cluster_size_out_of_range_is_refused(workers, traces, run_cli):
+    plain, _ = traces
+    res = run_cli("analyze", plain, "-t", "powervr-g6400", "--workers", workers)
+    assert res.code == 2, (res.out, res.err)
+    assert f"--workers {workers} is out of range: give 1 .. {dist.max_local_workers()}" in res.text
+
+
 # -- compute-unit shards keep every field of the replay --------------------------------
 
 def constant_trace(path: Path, groups: int = 4, items: int = 128, entries: int = 256) -> Path:

@@ -41,6 +41,9 @@ SHARDS = ("launch", "compute_unit")
 TASK_RETRIES = 2
 #: Seconds to wait for the scheduler named by ``--scheduler`` to answer.
 CONNECT_TIMEOUT_S = 5
+#: Single-threaded local workers per CPU core beyond which ``--workers`` is refused: more only
+#: adds processes to start and memory to hold, and a count in the thousands would never start.
+WORKERS_PER_CORE = 4
 #: Address schemes a Dask scheduler listens on.
 SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
 
@@ -211,6 +214,20 @@ def merge_fills(parts: list[dict[int, dict]]) -> dict[int, dict]:
 
 # -- client side ----------------------------------------------------------------------
 
+def max_local_workers() -> int:
+    """The largest local cluster ``--workers`` may ask for on this machine."""
+    return WORKERS_PER_CORE * (os.cpu_count() or 1)
+
+
+def check_workers(workers) -> int:
+    """``workers`` if it is a count of local workers this machine can start, else a TracekitError."""
+    most = max_local_workers()
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= most:
+        raise TracekitError(f"--workers {workers} is out of range: give 1 .. {most} local worker processes "
+                            f"({WORKERS_PER_CORE} per CPU core), or --scheduler ADDRESS for a larger cluster")
+    return workers
+
+
 def check_scheduler_address(address: str) -> str:
     """``address`` if it has the form SCHEME://HOST:PORT of a Dask scheduler, else a TracekitError."""
     from distributed.comm.addressing import parse_address, parse_host_port
@@ -249,7 +266,7 @@ def _client(workers: int | None, scheduler: str | None):
     from dask.distributed import Client, LocalCluster
     if scheduler:
         return connect(scheduler), None
-    cluster = LocalCluster(n_workers=int(workers or os.cpu_count() or 1), threads_per_worker=1,
+    cluster = LocalCluster(n_workers=check_workers(workers), threads_per_worker=1,
                            processes=True, dashboard_address=":0")
     return Client(cluster), cluster
 
@@ -269,10 +286,12 @@ def analyze_distributed(trace_path, targets, *, workers: int | None = None, sche
 
     if shard not in SHARDS:
         raise TracekitError(f"unknown shard '{shard}' (expected one of: {', '.join(SHARDS)})")
-    if client is None and not workers and not scheduler:
+    if client is None and workers is None and not scheduler:
         raise TracekitError("give workers=N (a local Dask cluster) or scheduler=ADDRESS")
     if client is None and scheduler:
         check_scheduler_address(scheduler)
+    elif client is None:
+        check_workers(workers)
     path = str(trace_path)
     trace = open_trace(path)
     targets = [resolve_target(t) for t in targets]

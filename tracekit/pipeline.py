@@ -126,7 +126,7 @@ def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: 
     loaded = load_targets(targets)
     total = trace.num_accesses * len(loaded)
     with progress_bar(total, "analyze", enabled=progress) as bar:
-        if workers or scheduler:
+        if workers is not None or scheduler:
             from tracekit.distributed import analyze_distributed
             results = analyze_distributed(trace.path, loaded, workers=workers, scheduler=scheduler,
                                           shard=shard, progress=bar)
