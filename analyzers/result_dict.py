@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -45,8 +46,18 @@ def clean(value):
     return str(value)
 
 
+#: Characters JSON may hold raw but a terminal or a reader acts on: DEL, C1 controls, line and
+#: paragraph separators and the bidirectional controls (json.dumps escapes only C0 controls).
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
 def dumps(doc: dict) -> str:
-    return json.dumps(clean(doc), sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    """The document as JSON, UTF-8 text kept as is, every control character as a ``\\u`` escape.
+
+    The escapes only occur inside strings, so a parser reads back exactly the same names;
+    the JSON printed to a terminal cannot recolour it or reorder its lines."""
+    text = json.dumps(clean(doc), sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _geometry(g) -> dict:

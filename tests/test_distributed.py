@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
@@ -190,3 +191,151 @@ def test_partition_command(tmp_path, run_cli):
     assert (tmp_path / "va.tkt" / "accesses" / "launch=0" / "part-0.parquet").exists()
     bad = run_cli("partition", SAMPLES / "vector_add.tkt", tmp_path / "x.tkt", "--by", "group")
     assert bad.code == 2 and "launch" in bad.text
+
+
+# -- lost workers, unreachable schedulers ------------------------------------------------
+
+@pytest.fixture
+def strict_scheduler(client):
+    """The module's cluster with a scheduler that gives up on a task the first time its worker
+    dies (Dask's allowed-failures = 0), so what follows a lost worker is tracekit's own doing."""
+    scheduler = client.cluster.scheduler
+    before = scheduler.allowed_failures
+    scheduler.allowed_failures = 0
+    yield client
+    scheduler.allowed_failures = before
+
+
+def killing_task(marker: Path, launch_to_kill: int, times: int):
+    """A stand-in for the launch task that kills its own worker process, the first ``times``
+    times it runs ``launch_to_kill`` (counted in ``marker``, a file both workers see)."""
+    marker = str(marker)
+
+    def task(path, target, launch):
+        import os
+
+        from tracekit.distributed import analyze_launch_task as real
+        if launch == launch_to_kill:
+            done = os.path.getsize(marker) if os.path.exists(marker) else 0
+            if done < times:
+                with open(marker, "a") as fh:
+                    fh.write("x")
+                os._exit(1)
+        return real(path, target, launch)
+    return task
+
+
+def test_a_worker_that_dies_once_is_replaced_and_the_result_is_exact(traces, strict_scheduler, tmp_path,
+                                                                    monkeypatch):
+    plain, _ = traces
+    marker = tmp_path / "killed"
+    monkeypatch.setattr(dist, "analyze_launch_task", killing_task(marker, 2, times=1))
+    t = load_target("powervr-g6400")
+    got = dist.analyze_distributed(plain, [t], client=strict_scheduler)[0]
+    assert marker.read_text() == "x"   # the worker did die, once
+    assert dumps(got.to_dict()) == dumps(analyze(open_trace(plain), t).to_dict())
+
+
+def test_a_task_whose_worker_keeps_dying_fails_naming_its_launch(traces, strict_scheduler, tmp_path,
+                                                                 monkeypatch):
+    """After its retries the task is bad input's kind of failure (exit 2 on the command line),
+    naming the launch and target, not a Dask traceback."""
+    plain, _ = traces
+    marker = tmp_path / "killed"
+    monkeypatch.setattr(dist, "analyze_launch_task", killing_task(marker, 1, times=100))
+    lost = f"launch 1 on powervr-g6400: .* lost {dist.TASK_RETRIES + 1} times"
+    with pytest.raises(TracekitError, match=lost):
+        dist.analyze_distributed(plain, ["powervr-g6400"], client=strict_scheduler)
+    assert len(marker.read_text()) == dist.TASK_RETRIES + 1
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:1", "not a url", "tcp://", "http://x:y",
+                                     "tcp://127.0.0.1:70000"])
+def test_an_unreachable_or_malformed_scheduler_is_a_clear_error(address, traces, run_cli):
+    import time
+    plain, _ = traces
+    start = time.monotonic()
+    res = run_cli("analyze", plain, "-t", "powervr-g6400", "--scheduler", address)
+    assert res.code == 2, (res.out, res.err)
+    assert f"'{address}'" in res.text and "Traceback" not in res.err
+    assert time.monotonic() - start < dist.CONNECT_TIMEOUT_S + 20
+
+
+@pytest.mark.parametrize("workers", ["-3", "0", "100000"])
+def test_a_local_cluster_size_out_of_range_is_refused(workers, traces, run_cli):
+    plain, _ = traces
+    res = run_cli("analyze", plain, "-t", "powervr-g6400", "--workers", workers)
+    assert res.code == 2, (res.out, res.err)
+    assert f"--workers {workers} is out of range: give 1 .. {dist.max_local_workers()}" in res.text
+
+
+# -- compute-unit shards keep every field of the replay --------------------------------
+
+def constant_trace(path: Path, groups: int = 4, items: int = 128, entries: int = 256) -> Path:
+    """Every work-item loads its own x, walks a 4 KiB __constant table (all lanes the same
+    address) and stores its result: traffic for the constant cache, the L1 and the L2."""
+    from conftest import launches_for, sites_for
+
+    from tracekit.trace.store import conform, write_trace
+    base, table = 1 << 28, (1 << 28) + (1 << 24)
+    g = np.repeat(np.arange(groups), items)
+    i = np.tile(np.arange(items), groups)
+    gid = g * items + i
+    per = entries + 2
+    k = np.arange(entries)
+    seq = np.tile(np.arange(per), len(gid))
+    site = np.tile(np.r_[1, np.full(entries, 2), 3], len(gid))
+    address = np.concatenate([np.r_[base + 4 * x, table + 16 * k, base + (1 << 20) + 4 * x] for x in gid])
+    n = len(seq)
+    acc = conform(pa.table({
+        "kernel": pa.array(["computeQ"] * n).dictionary_encode(), "launch": np.zeros(n, np.int32),
+        "group": np.repeat(g, per).astype(np.int64), "item": np.repeat(i, per).astype(np.int32),
+        "site": site.astype(np.int32), "seq": seq.astype(np.int64),
+        "space": pa.array(np.where(site == 2, "constant", "global")).dictionary_encode(),
+        "op": pa.array(np.where(site == 3, "store", "load")).dictionary_encode(),
+        "address": address.astype(np.uint64), "size": np.where(site == 2, 16, 4).astype(np.uint16),
+        "buffer": pa.nulls(n, pa.int32())}), "accesses")
+    return write_trace(path, acc, launches=launches_for(acc, global_size=groups * items, local_size=items),
+                       sites=sites_for(acc))
+
+
+def test_compute_unit_merge_keeps_every_replay_field(tmp_path):
+    """Merged unit replays carry every field a whole replay does, equal wherever the levels
+    are per unit (constant cache, L1, fills, per-launch cycles)."""
+    import dataclasses
+    path = constant_trace(tmp_path / "constant.tkt")
+    trace = open_trace(path)
+    t = load_target("nvidia-h200")
+    size = 128
+    full = replay_memory(trace, t, group_sizes={0: size})
+    shards = dist.unit_shards(launch_groups(trace, 0), t.compute_units, pack_factor(t.simd, size))
+    parts = [replay_memory(launch_view(trace, [0], s), dist.unit_target(t, t.compute_units),
+                           group_sizes={0: size}) for s in shards if len(s)]
+    merged = dist.merge_replays(parts, t)
+    assert full.constant_caches and full.constant_caches[0]["hits"] > 0
+    for f in dataclasses.fields(full):
+        a, b = getattr(full, f.name), getattr(merged, f.name)
+        empty = (lambda v: v.empty) if isinstance(a, pd.DataFrame) else (lambda v: not v)
+        assert empty(a) == empty(b), f.name
+    assert merged.constant_caches == full.constant_caches
+    assert merged.caches[0] == full.caches[0]                          # the L1, per unit
+    assert merged.launch_caches.keys() == full.launch_caches.keys()
+    assert set(merged.fills[0]) == set(full.fills[0])
+    for key in ("load_requests", "load_lines"):   # the waits depend on timing across units
+        assert merged.fills[0][key] == full.fills[0][key], key
+    assert list(merged.per_launch.columns) == list(full.per_launch.columns)
+    for col in dist.LAUNCH_SUMS:
+        if col in full.per_launch.columns and col not in ("dram_bytes_read", "dram_bytes_written"):
+            assert merged.per_launch[col].sum() == pytest.approx(full.per_launch[col].sum()), col
+
+
+def test_compute_unit_shards_on_dask_keep_constant_cache_traffic(tmp_path, client):
+    path = constant_trace(tmp_path / "constant.tkt")
+    t = load_target("nvidia-h200")
+    ref = analyze(open_trace(path), t).launches[0]
+    got = dist.analyze_distributed(path, [t], client=client, shard="compute_unit")[0].launches[0]
+    assert got.error is None
+    assert ref.memory.memory.constant_caches
+    assert got.memory.memory.constant_caches == ref.memory.memory.constant_caches
+    assert got.memory.memory.caches[0] == ref.memory.memory.caches[0]
+    assert got.memory.traffic.load_lines == ref.memory.traffic.load_lines

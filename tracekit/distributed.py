@@ -37,6 +37,15 @@ from tracekit.trace.reader import Trace
 from tracekit.trace.views import launch_groups, launch_view
 
 SHARDS = ("launch", "compute_unit")
+#: How many more times a task runs after it raised or its worker died, before the analysis fails.
+TASK_RETRIES = 2
+#: Seconds to wait for the scheduler named by ``--scheduler`` to answer.
+CONNECT_TIMEOUT_S = 5
+#: Single-threaded local workers per CPU core beyond which ``--workers`` is refused: more only
+#: adds processes to start and memory to hold, and a count in the thousands would never start.
+WORKERS_PER_CORE = 4
+#: Address schemes a Dask scheduler listens on.
+SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
 
 
 # -- worker side ----------------------------------------------------------------------
@@ -133,21 +142,131 @@ def merge_replays(parts, target):
                         "hit_rate": hits / (hits + misses) if hits + misses else 0.0})
     launches = sorted({k for p in parts for k in p.patterns})
     patterns = {k: merge_patterns([p.patterns.get(k) for p in parts]) for k in launches}
+    per_launch = merge_per_launch([p.per_launch for p in parts], caches)
     return MemoryReplay(
         target=target.name, accesses=sum(p.accesses for p in parts), per_site=agg,
-        per_launch=pd.DataFrame(), caches=caches,
+        per_launch=per_launch, caches=caches,
         dram_bytes_read=sum(p.dram_bytes_read for p in parts),
         dram_bytes_written=sum(p.dram_bytes_written for p in parts), conflict_degrees=degrees,
-        texture_caches=texture, patterns=patterns)
+        launch_caches={int(k): caches for k in per_launch["launch"]} if len(per_launch) else {},
+        texture_caches=texture, patterns=patterns,
+        constant_caches=sum_levels([p.constant_caches for p in parts]),
+        fills=merge_fills([p.fills for p in parts]))
+
+
+def sum_levels(parts: list[list[dict]]) -> list[dict]:
+    """Hits and misses of read-only caches (the constant cache) added up level by level."""
+    out: list[dict] = []
+    for levels in parts:
+        for i, lv in enumerate(levels):
+            if i == len(out):
+                out.append({"level": lv["level"], "scope": lv["scope"], "hits": 0, "misses": 0})
+            out[i]["hits"] += lv["hits"]
+            out[i]["misses"] += lv["misses"]
+    for lv in out:
+        total = lv["hits"] + lv["misses"]
+        lv["hit_rate"] = lv["hits"] / total if total else 0.0
+    return out
+
+
+#: Columns of ``MemoryReplay.per_launch`` that add up over compute units.
+LAUNCH_SUMS = ("accesses", "requests", "transactions", "bytes_requested", "bytes_moved", "local_requests",
+               "local_cycles", "dram_bytes_read", "dram_bytes_written", "first_level_cycles", "atomic_cycles")
+
+
+def merge_per_launch(frames: list[pd.DataFrame], caches: list[dict]) -> pd.DataFrame:
+    """Sum the per-launch rows of one launch's compute units; ratios from the sums, and each
+    level's hit rate from the merged ``caches`` (the replays hold one launch)."""
+    frames = [f for f in frames if f is not None and len(f)]
+    if not frames:
+        return pd.DataFrame()
+    rows = pd.concat(frames, ignore_index=True)
+    sums = [c for c in LAUNCH_SUMS if c in rows.columns]
+    rows = rows.assign(_deg=rows["conflict_degree_mean"] * rows["local_requests"])
+    out = rows.groupby(["kernel", "launch"], sort=True)[[*sums, "_deg"]].sum().reset_index()
+    req = out["requests"].where(out["requests"] > 0)
+    out["transactions_per_request"] = (out["transactions"] / req).fillna(0.0)
+    lreq = out["local_requests"].where(out["local_requests"] > 0)
+    out["conflict_degree_mean"] = (out["_deg"] / lreq).fillna(0.0)
+    for c in caches:
+        out[f"{c['level']}_hit_rate"] = c["hit_rate"]
+    return out.drop(columns="_deg")[[c for c in frames[0].columns if c in out.columns]]
+
+
+def merge_fills(parts: list[dict[int, dict]]) -> dict[int, dict]:
+    """Add up the fill counts (:meth:`analyzers.inflight.FillTracker.counts`) of compute units,
+    launch by launch; the per-level lists only where every unit has them."""
+    out: dict[int, dict] = {}
+    for launch in sorted({k for p in parts for k in p}):
+        counts = [p[launch] for p in parts if launch in p]
+        merged = {}
+        for key in counts[0]:
+            values = [c.get(key) for c in counts]
+            if any(v is None for v in values):
+                continue
+            if isinstance(values[0], list):
+                merged[key] = [int(sum(x)) for x in zip(*values, strict=True)]
+            else:
+                merged[key] = int(sum(values))
+        out[launch] = merged
+    return out
 
 
 # -- client side ----------------------------------------------------------------------
 
+def max_local_workers() -> int:
+    """The largest local cluster ``--workers`` may ask for on this machine."""
+    return WORKERS_PER_CORE * (os.cpu_count() or 1)
+
+
+def check_workers(workers) -> int:
+    """``workers`` if it is a count of local workers this machine can start, else a TracekitError."""
+    most = max_local_workers()
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= most:
+        raise TracekitError(f"--workers {workers} is out of range: give 1 .. {most} local worker processes "
+                            f"({WORKERS_PER_CORE} per CPU core), or --scheduler ADDRESS for a larger cluster")
+    return workers
+
+
+def check_scheduler_address(address: str) -> str:
+    """``address`` if it has the form SCHEME://HOST:PORT of a Dask scheduler, else a TracekitError."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    expected = "expected SCHEME://HOST:PORT, e.g. tcp://127.0.0.1:8786"
+    try:
+        scheme, location = parse_address(address, strict=True)
+        if scheme not in SCHEMES:
+            raise ValueError(f"unknown scheme '{scheme}' (known: {', '.join(SCHEMES)})")
+        if scheme != "inproc":
+            host, port = parse_host_port(location)
+            if not host or not 0 < int(port) < 65536:
+                raise ValueError("no host or no port in 1 .. 65535")
+    except (ValueError, TypeError) as exc:
+        raise TracekitError(f"--scheduler '{address}' is not a Dask scheduler address ({exc}); {expected}") \
+            from None
+    return address
+
+
+def connect(address: str):
+    """A client of the scheduler at ``address``; one that does not answer within
+    :data:`CONNECT_TIMEOUT_S` seconds is a TracekitError, not a wait of its own."""
+    from dask.distributed import Client
+
+    check_scheduler_address(address)
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise TracekitError(f"cannot connect to the Dask scheduler at '{address}' within "
+                            f"{CONNECT_TIMEOUT_S} s ({type(exc).__name__}: {exc})",
+                            hint="start it first (`dask scheduler`) and check the address and port, "
+                                 "or run on this machine with --workers N") from None
+
+
 def _client(workers: int | None, scheduler: str | None):
     from dask.distributed import Client, LocalCluster
     if scheduler:
-        return Client(scheduler), None
-    cluster = LocalCluster(n_workers=int(workers or os.cpu_count() or 1), threads_per_worker=1,
+        return connect(scheduler), None
+    cluster = LocalCluster(n_workers=check_workers(workers), threads_per_worker=1,
                            processes=True, dashboard_address=":0")
     return Client(cluster), cluster
 
@@ -167,8 +286,12 @@ def analyze_distributed(trace_path, targets, *, workers: int | None = None, sche
 
     if shard not in SHARDS:
         raise TracekitError(f"unknown shard '{shard}' (expected one of: {', '.join(SHARDS)})")
-    if client is None and not workers and not scheduler:
+    if client is None and workers is None and not scheduler:
         raise TracekitError("give workers=N (a local Dask cluster) or scheduler=ADDRESS")
+    if client is None and scheduler:
+        check_scheduler_address(scheduler)
+    elif client is None:
+        check_workers(workers)
     path = str(trace_path)
     trace = open_trace(path)
     targets = [resolve_target(t) for t in targets]
@@ -183,6 +306,55 @@ def analyze_distributed(trace_path, targets, *, workers: int | None = None, sche
             own.close()
         if cluster is not None:
             cluster.close()
+
+
+def run_tasks(keys: list, submit, done, describe) -> dict:
+    """Run one task per key (``submit(key)`` returns its future) and return the results by key.
+
+    A task whose worker died (the scheduler gives up on it with ``KilledWorker``) or whose
+    future was cancelled under it (its worker, or the data it needed, was lost) is submitted
+    again, up to :data:`TASK_RETRIES` times; then the analysis stops with a TracekitError
+    naming the task (``describe(key)``).  ``done(key, result)`` is called as each one ends.
+    """
+    from dask.distributed import as_completed
+
+    futures = {submit(key): key for key in keys}
+    lost: dict = {}
+    results = {}
+    pending = as_completed(list(futures))
+    for fut in pending:
+        key = futures.pop(fut)
+        try:
+            result = fut.result()
+        except _lost_errors() as exc:
+            lost[key] = lost.get(key, 0) + 1
+            if lost[key] > TASK_RETRIES:
+                for other in futures:
+                    other.cancel()
+                raise TracekitError(
+                    f"{describe(key)}: the Dask worker running it was lost {lost[key]} times "
+                    f"({type(exc).__name__}: {exc}); the analysis stopped",
+                    hint="a worker that runs out of memory is killed: give the workers more memory, "
+                         "or cut the trace (tracekit partition) and check the worker logs") from None
+            again = submit(key)
+            futures[again] = key
+            pending.add(again)
+            continue
+        results[key] = result
+        if done is not None:
+            done(key, result)
+    return results
+
+
+def _lost_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions a future raises when its task, not its code, failed: the worker died,
+    the task or its data was cancelled, the connection to the worker closed."""
+    from asyncio import CancelledError as AsyncCancelled
+    from concurrent.futures import CancelledError
+
+    from distributed.comm.core import CommClosedError
+    from distributed.scheduler import KilledWorker
+    return (KilledWorker, CancelledError, AsyncCancelled, CommClosedError)
 
 
 def _launch_sizes(trace: Trace) -> dict[int, int]:
@@ -202,24 +374,25 @@ def _all_launches(trace: Trace, sizes: dict[int, int]) -> list[int]:
 
 
 def _by_launch(client, path, trace, targets, progress):
-    from dask.distributed import as_completed
-
     from analyzers.analyze import AnalysisResult
 
     sizes = _launch_sizes(trace)
     launches = _all_launches(trace, sizes)
-    futures = {}
-    for ti, target in enumerate(targets):
-        tf = client.scatter(target, broadcast=True)
-        for launch in launches:
-            fut = client.submit(analyze_launch_task, path, tf, launch, pure=False)
-            futures[fut] = (ti, launch)
-    parts: dict[tuple[int, int], object] = {}
-    for fut in as_completed(list(futures)):
-        ti, launch = futures[fut]
-        parts[(ti, launch)] = fut.result()
+    scattered: dict[int, object] = {}
+
+    def submit(key):
+        ti, launch = key
+        if ti not in scattered or scattered[ti].status != "finished":  # again, if its workers died
+            scattered[ti] = client.scatter(targets[ti], broadcast=True)
+        return client.submit(analyze_launch_task, path, scattered[ti], launch, pure=False,
+                             retries=TASK_RETRIES)
+
+    def done(key, _result):
         if progress is not None:
-            progress.advance(sizes.get(launch, 0))
+            progress.advance(sizes.get(key[1], 0))
+
+    keys = [(ti, launch) for ti in range(len(targets)) for launch in launches]
+    parts = run_tasks(keys, submit, done, lambda key: f"launch {key[1]} on {targets[key[0]].name}")
     out = []
     for ti, target in enumerate(targets):
         results = [parts[(ti, launch)] for launch in launches]
@@ -229,8 +402,6 @@ def _by_launch(client, path, trace, targets, progress):
 
 
 def _by_unit(client, path, trace, targets, progress):
-    from dask.distributed import as_completed
-
     from analyzers.analyze import AnalysisResult, analyze_launch
     from analyzers.geometry import launch_geometries
     from analyzers.machine_code import kernels_for_target, launch_target
@@ -239,9 +410,11 @@ def _by_unit(client, path, trace, targets, progress):
 
     geos, warnings = launch_geometries(trace)
     sizes = {g.launch: g.work_group_size for g in geos}
-    groups = {g.launch: client.submit(_launch_groups_task, path, g.launch, pure=False) for g in geos}
-    groups = {k: f.result() for k, f in groups.items()}
-    futures = {}
+    groups = run_tasks([g.launch for g in geos],
+                       lambda launch: client.submit(_launch_groups_task, path, launch, pure=False,
+                                                    retries=TASK_RETRIES),
+                       None, lambda launch: f"the work-groups of launch {launch}")
+    tasks = {}
     # the machine code of each launch per target (Intel targets replay at the compiler's SIMD width)
     code = [{g.launch: kernels_for_target(trace, t).get((g.kernel, g.build_options or "")) for g in geos}
             for t in targets]
@@ -252,16 +425,22 @@ def _by_unit(client, path, trace, targets, progress):
             pack = pack_factor(target.simd, sizes[g.launch]) if sizes[g.launch] else 1
             for u, shard in enumerate(unit_shards(groups[g.launch], units, pack)):
                 if len(shard):
-                    fut = client.submit(replay_unit_task, path, target, g.launch, shard, sizes[g.launch],
-                                        pure=False)
-                    futures[fut] = (ti, g.launch, u)
-    parts: dict[tuple[int, int], list] = {}
-    for fut in as_completed(list(futures)):
-        ti, launch, _ = futures[fut]
-        rep = fut.result()
-        parts.setdefault((ti, launch), []).append(rep)
+                    tasks[(ti, g.launch, u)] = (target, shard, sizes[g.launch])
+
+    def submit(key):
+        target, shard, size = tasks[key]
+        return client.submit(replay_unit_task, path, target, key[1], shard, size, pure=False,
+                             retries=TASK_RETRIES)
+
+    def done(_key, rep):
         if progress is not None:
             progress.advance(rep.accesses)
+
+    replays = run_tasks(list(tasks), submit, done,
+                        lambda key: f"compute unit {key[2]} of launch {key[1]} on {targets[key[0]].name}")
+    parts: dict[tuple[int, int], list] = {}
+    for (ti, launch, _), rep in sorted(replays.items(), key=lambda kv: kv[0]):
+        parts.setdefault((ti, launch), []).append(rep)
     site_table = trace.sites.to_pandas() if trace.sites.num_rows else None
     out = []
     for ti, target in enumerate(targets):

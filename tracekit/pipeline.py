@@ -123,7 +123,7 @@ def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: 
 
     trace = load_trace(trace)
     loaded = load_targets(targets)
-    if workers or scheduler:
+    if workers is not None or scheduler:
         from tracekit.distributed import analyze_distributed
         with progress_bar(trace.num_accesses * len(loaded), "analyze", enabled=progress) as bar:
             results = analyze_distributed(trace.path, loaded, workers=workers, scheduler=scheduler,

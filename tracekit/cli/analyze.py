@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from tracekit.errors import TracekitError
+from tracekit.errors import TracekitError, printable
 from tracekit.files import write_atomic
 
 
@@ -70,11 +70,10 @@ def _console_text(doc: dict, stdout: bool, kind: str) -> str:
     """The terminal rendering of an analysis (table and checklist) or a what-if document."""
     import io
 
-    from rich.console import Console
-
     from tracekit.cli.analyze_text import render_table, render_what_if
+    from tracekit.cli.safe import console as make_console
     buf = io.StringIO()
-    console = Console(file=buf, force_terminal=stdout and sys.stdout.isatty(), width=140, highlight=False)
+    console = make_console(file=buf, force_terminal=stdout and sys.stdout.isatty(), width=140)
     (render_what_if if kind == "what-if" else render_table)(doc, console)
     return buf.getvalue()
 
@@ -124,4 +123,4 @@ def register(app: typer.Typer) -> None:
         if text is not None:
             sys.stdout.write(text)
         elif output:
-            typer.echo(f"wrote {output}", err=True)
+            typer.echo(f"wrote {printable(output, limit=None)}", err=True)

@@ -10,9 +10,10 @@ the gain the model expects and the guide section behind each.
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from tracekit.cli.safe import cell
+from tracekit.errors import MESSAGE_LIMIT
 from tracekit.report.fmt import fmt_time
 
 _VERDICT_STYLE = {"alu": "bold magenta", "memory": "bold blue", "latency": "bold yellow"}
@@ -34,31 +35,31 @@ def _margin(launch: dict) -> str:
     m, other = ev.get("verdict_margin"), ev.get("runner_up")
     if m is None or not other:
         return "-"
-    text = f"{m:.2g}x {other}"
+    text = f"{m:.2g}x {cell(other)}"
     return f"[yellow]{text} (close)[/]" if m < 1.25 else text
 
 
 def _launch_cells(launch: dict) -> list[str]:
     if launch.get("error"):
-        return [f"[red]refused:[/] {escape(str(launch['error']))}", *[""] * 7]
+        return [f"[red]refused:[/] {cell(launch['error'], MESSAGE_LIMIT)}", *[""] * 7]
     t = launch.get("time_estimates", {})
     verdict = launch.get("bound") or ""
     mem = _time(t.get("memory_s"))
     if t.get("memory_bottleneck"):
-        mem += f" ({escape(str(t['memory_bottleneck']))})"
+        mem += f" ({cell(t['memory_bottleneck'])})"
     occ = launch.get("occupancy", {})
     occ_text = _pct(occ.get("occupancy"))
     if occ.get("limiting_factor"):
-        occ_text += f" ({escape(str(occ['limiting_factor']))})"
+        occ_text += f" ({cell(occ['limiting_factor'])})"
     style = _VERDICT_STYLE.get(verdict, "")
-    shown = f"[{style}]{escape(verdict)}[/]" if style else escape(verdict)
+    shown = f"[{style}]{cell(verdict)}[/]" if style else cell(verdict)
     return [shown, _margin(launch), _time(t.get("total_s")), _time(t.get("alu_s")), mem,
             _time(t.get("latency_s")), _pct(launch.get("simd", {}).get("utilization")), occ_text]
 
 
 def render_table(doc: dict, console: Console) -> None:
     """Print the analysis document ``doc`` (see docs/json-schema.md): the table, then the checklist."""
-    table = Table(title=f"{escape(str(doc.get('trace', '')))}", title_justify="left")
+    table = Table(title=cell(doc.get("trace", ""), None), title_justify="left")
     for col, justify in (("kernel", "left"), ("launch", "right"), ("target", "left"), ("verdict", "left"),
                          ("ahead of", "left"), ("time", "right"), ("ALU", "right"), ("memory", "right"),
                          ("latency", "right"), ("SIMD util.", "right"), ("occupancy", "right")):
@@ -69,11 +70,11 @@ def render_table(doc: dict, console: Console) -> None:
             key = (str(launch.get("kernel", "")), launch.get("launch", -1), target)
             rows.append((*key, _launch_cells(launch)))
     for kernel, number, target, cells in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
-        table.add_row(escape(kernel), str(number), escape(target), *cells)
+        table.add_row(cell(kernel), str(number), cell(target), *cells)
     console.print(table)
     render_findings(doc, console)
     for w in doc.get("warnings", []):
-        console.print(f"[yellow]warning:[/] {escape(str(w))}")
+        console.print(f"[yellow]warning:[/] {cell(w, MESSAGE_LIMIT)}")
 
 
 def render_findings(doc: dict, console: Console) -> None:
@@ -93,7 +94,7 @@ def render_findings(doc: dict, console: Console) -> None:
     for key in sorted(set(groups) | set(notes)):
         kernel, launch, target = key
         found = groups.get(key, [])
-        console.print(f"[bold]{escape(kernel)}[/] #{launch} on [bold]{escape(target)}[/]:")
+        console.print(f"[bold]{cell(kernel)}[/] #{launch} on [bold]{cell(target)}[/]:")
         if not found:
             console.print("  nothing with a measurable gain")
         for f in found[:TOP_FINDINGS]:
@@ -102,10 +103,11 @@ def render_findings(doc: dict, console: Console) -> None:
             frac = f.get("estimated_gain_fraction")
             how = " replayed" if f.get("gain_method") == "replay" else ""
             where = ", ".join(f"{a}:{b}" for a, b in (f.get("sites") or [])[:2])
-            console.print(f"  [{_SEV_STYLE.get(sev, '')}]{sev:<6}[/] {escape(str(f.get('title')))}"
+            title = cell(f.get("title"), MESSAGE_LIMIT)
+            console.print(f"  [{_SEV_STYLE.get(sev, '')}]{cell(sev):<6}[/] {title}"
                           f" - saves {_time(gain)} ({_pct(frac)}{how})"
-                          + (f" at {escape(where)}" if where else ""))
-            console.print(f"         {escape(str(f.get('citation')))}", style="dim")
+                          + (f" at {cell(where)}" if where else ""))
+            console.print(f"         {cell(f.get('citation'), MESSAGE_LIMIT)}", style="dim")
         if len(found) > TOP_FINDINGS:
             console.print(f"  ... {len(found) - TOP_FINDINGS} more in the JSON or HTML report", style="dim")
         if notes.get(key):
@@ -114,19 +116,19 @@ def render_findings(doc: dict, console: Console) -> None:
 
 def render_what_if(doc: dict, console: Console) -> None:
     """Print a what-if document: every launch on every target before and after the change."""
-    table = Table(title=f"{escape(str(doc.get('trace', '')))}: {escape(str(doc.get('description', '')))}",
-                  title_justify="left")
+    title = f"{cell(doc.get('trace', ''), None)}: {cell(doc.get('description', ''), MESSAGE_LIMIT)}"
+    table = Table(title=title, title_justify="left")
     for col, justify in (("kernel", "left"), ("launch", "right"), ("target", "left"), ("before", "right"),
                          ("after", "right"), ("gain", "right"), ("verdict", "left"), ("replayed", "right")):
         table.add_column(col, justify=justify)
     for target, launches in doc.get("targets", {}).items():
         for w in launches:
-            verdict = f"{w.get('verdict_before')} -> {w.get('verdict_after')}"
+            verdict = f"{cell(w.get('verdict_before'))} -> {cell(w.get('verdict_after'))}"
             if w.get("error_after"):
-                verdict = f"[red]refused after:[/] {escape(str(w['error_after']))}"
+                verdict = f"[red]refused after:[/] {cell(w['error_after'], MESSAGE_LIMIT)}"
             gain = w.get("gain_fraction") or 0.0
             style = "green" if gain > 0.005 else ("red" if gain < -0.005 else "")
-            table.add_row(escape(str(w.get("kernel"))), str(w.get("launch")), escape(target),
+            table.add_row(cell(w.get("kernel")), str(w.get("launch")), cell(target),
                           _time(w.get("time_before_s")), _time(w.get("time_after_s")),
                           f"[{style}]{100 * gain:+.1f}%[/]" if style else f"{100 * gain:+.1f}%", verdict,
                           f"{w.get('groups_replayed')} of {w.get('groups_total')} groups")

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from tracekit.errors import TracekitError
+from tracekit.errors import TracekitError, printable
 
 #: Each command (or command group) and the module of tracekit.cli that registers it, in the
 #: order ``tracekit --help`` lists them.  A command's module is imported only when the command
@@ -75,7 +75,7 @@ def _root() -> None:
     pass
 
 
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -83,7 +83,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, prog_name="tracekit")
     except TracekitError as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
+        # The message quotes the input; a subclass may build it its own way, so it is made
+        # printable here too, not only where TracekitError assembles it.
+        err_console.print(f"[bold red]error:[/] {escape(printable(str(exc), newlines=True, limit=None))}")
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         err_console.print("interrupted")

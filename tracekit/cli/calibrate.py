@@ -10,6 +10,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from tracekit.cli.safe import cell
+from tracekit.cli.safe import console as make_console
+
 HELP = """Compare a trace replayed on a target with Nsight Compute measurements.
 
   tracekit calibrate tests/data/h200/ncu_raw.csv tests/data/h200/twins/twins.tkt --target nvidia-h200
@@ -34,13 +37,13 @@ def _cell(fmt: str, v, scale: float = 1.0) -> str:
 
 def render(cal, console: Console) -> None:
     wide = cal.wide()
-    t = Table(title=f"model ({cal.target}) | hardware, per measured launch")
+    t = Table(title=f"model ({cell(cal.target)}) | hardware, per measured launch")
     t.add_column("ncu id", justify="right")
     t.add_column("kernel")
     for _, title, _ in _COLUMNS:
         t.add_column(title, justify="right")
     for _, row in wide.iterrows():
-        cells = [str(row["ncu_id"]), str(row["kernel"])]
+        cells = [cell(row["ncu_id"]), cell(row["kernel"])]
         for q, _, fmt in _COLUMNS:
             k = _SCALE.get(q, 1.0)
             cells.append(f"{_cell(fmt, row.get(q + '_model'), k)} | {_cell(fmt, row.get(q + '_hw'), k)}")
@@ -50,7 +53,7 @@ def render(cal, console: Console) -> None:
     for c in ("quantity", "launches", "mean abs error", "max abs error", "agreement"):
         s.add_column(c, justify="left" if c == "quantity" else "right")
     for _, r in cal.stats.iterrows():
-        s.add_row(r["quantity"], str(r["launches"]), _cell("{:.3f}", r["mean_abs_error"]),
+        s.add_row(cell(r["quantity"]), str(r["launches"]), _cell("{:.3f}", r["mean_abs_error"]),
                   _cell("{:.3f}", r["max_abs_error"]), _cell("{:.0%}", r["agreement"]))
     console.print(s)
 
@@ -72,7 +75,7 @@ def register(app: typer.Typer) -> None:
 
         sol_path = sol if sol is not None else default_sol_path(measured)
         cal = run(measured, trace, target, sol=sol_path)
-        console = Console(width=160)
+        console = make_console(width=160)
         if sol_path is None:
             console.print("[yellow]no Speed-of-Light export given (--sol): verdicts are not compared[/]")
         render(cal, console)

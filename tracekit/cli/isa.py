@@ -11,6 +11,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from tracekit.cli.safe import cell
+from tracekit.cli.safe import console as make_console
+
 HELP = """Build kernels for the Intel targets with ocloc and keep their machine code.
 
   tracekit isa T.tkt                 build the kernels the trace launched (source kept in the trace)
@@ -29,9 +32,9 @@ def summary_table(kernels) -> Table:
         table.add_column(col)
     for k in kernels:
         sends = ", ".join(f"{n} {c}" for c, n in k.send_counts.items() if c != "eot")
-        table.add_row(k.target or k.device, k.kernel, str(k.simd_width), f"{k.grf_used}/{k.grf_count}",
-                      str(k.scratch_bytes), "yes" if k.spill_fill else "no", str(len(k.instructions)), sends,
-                      k.line_mapping)
+        table.add_row(cell(k.target or k.device), cell(k.kernel), str(k.simd_width),
+                      f"{k.grf_used}/{k.grf_count}", str(k.scratch_bytes), "yes" if k.spill_fill else "no",
+                      str(len(k.instructions)), cell(sends), cell(k.line_mapping))
     return table
 
 
@@ -54,7 +57,7 @@ def register(app: typer.Typer) -> None:
         from tracekit.isa.attach import attach, isa_targets
         from tracekit.isa.compile import compile_source
 
-        console = Console(width=max(Console().width, 150))
+        console = make_console(width=max(Console().width, 150))
         if path.suffix == ".cl":
             if source is not None:
                 raise TracekitError("give the kernel file once: either first or with --source")

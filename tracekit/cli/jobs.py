@@ -16,6 +16,8 @@ from typing import Annotated
 import tomllib
 import typer
 
+from tracekit.errors import MESSAGE_LIMIT, printable
+
 jobs_app = typer.Typer(help="Scheduled report jobs: run a jobs file, show the ledger.", no_args_is_help=True)
 
 
@@ -62,6 +64,12 @@ def _sigterm_unwinds():
         signal.signal(signal.SIGTERM, previous)
 
 
+def _first_line(error: str | None) -> str:
+    """The first line of a stored error message, made printable."""
+    lines = (error or "").splitlines()
+    return printable(lines[0] if lines else "", limit=MESSAGE_LIMIT)
+
+
 @jobs_app.command("run")
 def run_cmd(
     jobs_file: Annotated[str, typer.Argument(help="The jobs file (TOML, see docs/jobs.md).")],
@@ -81,10 +89,12 @@ def run_cmd(
           f"{summary.skipped} unchanged, {len(summary.failed)} failed, "
           f"{len(summary.regressions)} regression(s)")
     for row in summary.failed:
-        print(f"FAILED {row['job']} {row['path']}: {row['error'].splitlines()[0]}")
+        print(f"FAILED {printable(row['job'])} {printable(row['path'], limit=None)}: "
+              f"{_first_line(row['error'])}")
     for g in summary.regressions:
-        print(f"REGRESSION {g['job']} {g['kernel']} launch {g['launch']} on {g['target']}: {g['metric']} "
-              f"{g['baseline']:.6g} -> {g['value']:.6g} ({fmt_change(g['change'])} worse) in {g['path']}")
+        print(f"REGRESSION {printable(g['job'])} {printable(g['kernel'])} launch {g['launch']} on "
+              f"{printable(g['target'])}: {printable(g['metric'])} {g['baseline']:.6g} -> {g['value']:.6g} "
+              f"({fmt_change(g['change'])} worse) in {printable(g['path'], limit=None)}")
     raise typer.Exit(summary.exit_code)
 
 
@@ -114,7 +124,7 @@ def history_cmd(
         show_table("results", ["run", "job", "trace", "kernel", "launch", "target", "verdict", "time",
                                "regressions"],
                    [[r["run_id"], r["job"], Path(r["path"]).name, r["kernel"], r["launch"], r["target"],
-                     r["bound"] if r["status"] == "ok" else f"error: {r['error']}",
+                     r["bound"] if r["status"] == "ok" else f"error: {_first_line(r['error'])}",
                      fmt_time(r["time_s"], plain=True),
                      r["n_regressions"] or ""] for r in results])
     finally:
@@ -132,7 +142,8 @@ def status_cmd(source: Annotated[str, typer.Argument(help="A jobs file or a ledg
     ledger = Ledger(path, readonly=True)
     holder = RunLock(path).held_by()
     try:
-        print(f"ledger {path}: " + (f"a run is in progress ({holder})" if holder else "no run in progress"))
+        print(f"ledger {printable(path, limit=None)}: "
+              + (f"a run is in progress ({printable(holder)})" if holder else "no run in progress"))
         last = ledger.runs(1)
         if last:
             r = last[0]
@@ -140,7 +151,7 @@ def status_cmd(source: Annotated[str, typer.Argument(help="A jobs file or a ledg
             state = r["status"]
             if state == "running" and not holder:
                 state = "interrupted (the next run finishes its work)"
-            print(f"last run {r['id']}: {state}, started {r['started_at']}, "
+            print(f"last run {r['id']}: {printable(state)}, started {printable(r['started_at'])}, "
                   f"{r['processed']} processed, {r['failed']} failed, {r['regressions']} regression(s)")
         print()
         show_table("jobs", ["job", "traces", "ok", "failed", "last processed", "last run"],
@@ -150,7 +161,7 @@ def status_cmd(source: Annotated[str, typer.Argument(help="A jobs file or a ledg
         if fails:
             print()
             show_table("failed traces", ["job", "trace", "error"],
-                       [[f["job"], f["path"], f["error"].splitlines()[0]] for f in fails])
+                       [[f["job"], f["path"], _first_line(f["error"])] for f in fails])
         done = [r for r in ledger.runs(50) if r["status"] != "running"]
         regs = ledger.regressions_of_run(done[0]["id"]) if done else []
         if regs:

@@ -91,15 +91,22 @@ def register(app: typer.Typer) -> None:
             _machine_code(result.path, quiet)
 
 
+def _text(value) -> str:
+    """Compiler and interpreter output, and the kernel names in it, made printable (lines kept)."""
+    from tracekit.errors import MESSAGE_LIMIT, printable
+    return printable(value, newlines=True, limit=MESSAGE_LIMIT)
+
+
 def _machine_code(path, quiet: bool) -> None:
     """Build the recorded kernels for the Intel targets; a failure only costs the Intel
     targets their machine-code model (they fall back to the IR model), never the trace."""
     from tracekit.isa.attach import attach
     build = attach(path, strict=False)
     for note in build.notes:
-        typer.secho("note: " + note.replace("\n", "\n  "), fg="yellow", err=True)
+        typer.secho("note: " + _text(note).replace("\n", "\n  "), fg="yellow", err=True)
     if build.kernels and not quiet:
-        widths = ", ".join(sorted({f"{k.target} {k.kernel} SIMD{k.simd_width}" for k in build.kernels}))
+        widths = ", ".join(sorted({f"{_text(k.target)} {_text(k.kernel)} SIMD{k.simd_width}"
+                                   for k in build.kernels}))
         typer.echo(f"machine code for the Intel targets: {widths}")
 
 
@@ -110,10 +117,11 @@ def _report(result, quiet: bool) -> None:
                    f"{result.instructions:,} instruction-count rows -> {result.path}")
     for (kernel, status) in result.launches:
         if status not in ("ok", "host_failed"):
-            typer.secho(f"warning: launch of {kernel} flagged '{status}'", fg="yellow", err=True)
+            typer.secho(f"warning: launch of {_text(kernel)} flagged '{_text(status)}'", fg="yellow",
+                        err=True)
     if result.flagged:
         for d in result.diagnostics[:5]:
-            typer.secho("  " + d.replace("\n", "\n  "), err=True)
+            typer.secho("  " + _text(d).replace("\n", "\n  "), err=True)
     if result.host_exit_code:
         raise RecordError(f"the host program exited with status {result.host_exit_code}; the trace keeps "
                           f"the {n} launch(es) recorded before that, flagged in their metadata",

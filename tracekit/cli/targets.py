@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
 from rich.table import Table
+
+from tracekit.cli.safe import cell, console
+from tracekit.errors import MESSAGE_LIMIT
 
 if TYPE_CHECKING:  # the models load when a targets command runs, not when the CLI starts
     from tracekit.targets.model import Target
@@ -111,8 +113,9 @@ def register(app: typer.Typer) -> None:
             widths = str(t.simd.width)
             if len(t.simd.widths) > 1:
                 widths += " (" + "/".join(str(w) for w in t.simd.widths) + ")"
-            table.add_row(t.name, t.vendor, t.family, str(t.compute_units), widths, _num(t.clock_mhz))
-        Console(width=200).print(table)
+            table.add_row(cell(t.name), cell(t.vendor), cell(t.family), cell(t.compute_units), cell(widths),
+                          cell(_num(t.clock_mhz)))
+        console(width=200).print(table)
 
     @targets_app.command("show")
     def show_cmd(target: str = typer.Argument(..., help="shipped target name or path to a .toml")) -> None:
@@ -120,23 +123,24 @@ def register(app: typer.Typer) -> None:
         from tracekit.targets import load_target
         from tracekit.targets.throughput import format_value, peak_throughput
         t = load_target(target)
-        out = Console(width=240, highlight=False)
-        out.print(f"[bold]{t.name}[/]: {t.description}\nvendor: {t.vendor}    family: {t.family}")
+        out = console(width=240)
+        out.print(f"[bold]{cell(t.name)}[/]: {cell(t.description, MESSAGE_LIMIT)}\n"
+                  f"vendor: {cell(t.vendor)}    family: {cell(t.family)}")
         rows = peak_throughput(t)
         if rows:
             peak = Table("data type", "operation", "ops/instr", "cycles/instr", "throughput", "unit",
-                         title=f"peak throughput at {_num(t.clock_mhz)} MHz x {t.compute_units} CUs x "
-                               f"{t.simd.issuers_per_cu * t.simd.lanes} lanes")
+                         title=cell(f"peak throughput at {_num(t.clock_mhz)} MHz x {t.compute_units} CUs x "
+                                    f"{t.simd.issuers_per_cu * t.simd.lanes} lanes"))
             for r in rows:
-                peak.add_row(r.data_type, r.operation, _num(r.ops_per_instruction),
-                             _num(r.cycles_per_instruction), format_value(r.value), r.unit)
+                peak.add_row(cell(r.data_type), cell(r.operation), cell(_num(r.ops_per_instruction)),
+                             cell(_num(r.cycles_per_instruction)), cell(format_value(r.value)), cell(r.unit))
             out.print(peak)
         fields = Table("key", "value", "status", "source", title="fields")
         counts: dict[str, int] = {}
         for key, value, src in _field_rows(t):
             st = status(t, key)
             counts[st] = counts.get(st, 0) + 1
-            fields.add_row(key, value, st, src, style=_STYLE.get(st))
+            fields.add_row(cell(key), cell(value), st, cell(src, MESSAGE_LIMIT), style=_STYLE.get(st))
         out.print(fields)
         numbers = sum(n for st, n in counts.items() if st in (SOURCED, PARTLY, ASSUMED))
         out.print(f"{counts.get(ASSUMED, 0)} of {numbers} numbers are ASSUMED (no source), "
@@ -148,4 +152,4 @@ def register(app: typer.Typer) -> None:
         if general:
             out.print("[bold]assumptions[/]")
             for k, v in general.items():
-                out.print(f"  {k}: {v}")
+                out.print(f"  {cell(k)}: {cell(v, MESSAGE_LIMIT)}")

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+
+from tracekit.cli.safe import cell, console
+from tracekit.errors import MESSAGE_LIMIT
 
 _MAP_HELP = "Column map CANONICAL=SOURCE[,...], e.g. address=addr,item=tid."
 _PRESET_HELP = "Column-name preset: flat (OpenCL-style names) or cuda (ctaid/tid/pc, SASS ops)."
@@ -55,22 +56,22 @@ def register(app: typer.Typer) -> None:
         """Convert a CSV, Parquet or Accel-Sim .traceg export into a canonical trace."""
         from tracekit.formats import ingest as run_ingest
         from tracekit.formats import is_foreign, open_trace
-        con = Console(highlight=False, soft_wrap=True)
+        con = console(soft_wrap=True)
         if is_foreign(src, source_format):
             path = run_ingest(src, output, source_format=source_format, layout=layout)
             t = open_trace(path)
-            con.print(f"wrote {escape(str(path))}: {t.num_accesses:,} accesses, "
+            con.print(f"wrote {cell(path, None)}: {t.num_accesses:,} accesses, "
                       f"{t.launches.num_rows} launch(es)")
             return
         opts = _csv_options(mapping, preset, kernel, global_size, local_size, launches, delimiter)
         result = run_ingest(src, output, source_format=source_format, layout=layout, **opts)
-        con.print(f"wrote {escape(str(result.path))}: {result.accesses:,} accesses, "
+        con.print(f"wrote {cell(result.path, None)}: {result.accesses:,} accesses, "
                   f"{result.launches} launch(es)")
         mapped = ", ".join(f"{k}<-{v}" for k, v in result.columns.items() if k != v)
         if mapped:
-            con.print(f"columns: {escape(mapped)}")
+            con.print(f"columns: {cell(mapped, MESSAGE_LIMIT)}")
         for note in result.notes:
-            con.print(f"note: {escape(note)}")
+            con.print(f"note: {cell(note, MESSAGE_LIMIT)}")
 
     @app.command()
     def validate(trace: TracePath, mapping: MapOpt = None, preset: PresetOpt = None,
@@ -80,16 +81,16 @@ def register(app: typer.Typer) -> None:
         from tracekit.formats import is_csv_path, validate_path
         opts = _csv_options(mapping, preset, kernel, global_size, local_size, launches, delimiter)
         report = validate_path(trace, **(opts if is_csv_path(trace) else {}))
-        out = Console(highlight=False, soft_wrap=True)
-        err = Console(stderr=True, highlight=False, soft_wrap=True)
+        out = console(soft_wrap=True)
+        err = console(stderr=True, soft_wrap=True)
         for line in report.lines():
-            (err if line.startswith("error") else out).print(escape(line))
+            (err if line.startswith("error") else out).print(cell(line, MESSAGE_LIMIT))
         c = report.counts
         if report.ok:
             out.print(f"valid: {c.get('accesses', 0):,} accesses, {c.get('instructions', 0):,} instruction "
                       f"rows, {c.get('launches', 0)} launch(es), {len(report.warnings)} warning(s)")
             return
-        err.print(f"invalid: {len(report.errors)} kind(s) of error in {escape(str(trace))}")
+        err.print(f"invalid: {len(report.errors)} kind(s) of error in {cell(trace, None)}")
         raise typer.Exit(2)
 
     @app.command()
@@ -107,9 +108,10 @@ def register(app: typer.Typer) -> None:
 
 
 def _print_summary(s) -> None:
-    con = Console(highlight=False)
-    con.print(f"[bold]{escape(s.path)}[/] ({s.layout}): {s.total_accesses:,} accesses, "
-              f"{s.total_bytes:,} bytes, kernels: {escape(', '.join(s.kernels)) or '-'}")
+    con = console()
+    kernels = ", ".join(cell(k) for k in s.kernels)
+    con.print(f"[bold]{cell(s.path, None)}[/] ({cell(s.layout)}): {s.total_accesses:,} accesses, "
+              f"{s.total_bytes:,} bytes, kernels: {kernels or '-'}")
     t = Table(title="launches", title_justify="left")
     for col, just in (("kernel", "left"), ("launch", "right"), ("global", "right"), ("local", "right"),
                       ("accesses", "right"), ("bytes", "right"), ("groups", "right")):
@@ -117,7 +119,7 @@ def _print_summary(s) -> None:
     for r in s.launch_rows:
         total = f"{r['groups_total']:,}" if r["groups_total"] is not None else "?"
         groups = f"{r['groups_recorded']:,} of {total}" + (" (sampled)" if r["sampled"] else "")
-        t.add_row(escape(str(r["kernel"])), str(r["launch"]), r["global_size"], r["local_size"],
+        t.add_row(cell(r["kernel"]), str(r["launch"]), cell(r["global_size"]), cell(r["local_size"]),
                   f"{r['accesses']:,}", f"{r['bytes']:,}", groups)
     con.print(t)
     t = Table(title="accesses per space and op", title_justify="left")
@@ -126,13 +128,13 @@ def _print_summary(s) -> None:
         t.add_column(col, justify=just)
     for r in s.space_rows:
         share = r["accesses"] / s.total_accesses if s.total_accesses else 0
-        t.add_row(r["space"], r["op"], f"{r['accesses']:,}", f"{r['bytes']:,}", f"{share:.1%}")
+        t.add_row(cell(r["space"]), cell(r["op"]), f"{r['accesses']:,}", f"{r['bytes']:,}", f"{share:.1%}")
     con.print(t)
     t = Table(title="work-group shapes", title_justify="left")
     for col in ("local size", "items per group", "launches"):
         t.add_column(col, justify="right")
     for r in s.shape_rows:
         items = r["items_per_group"]
-        t.add_row(r["local_size"], "?" if items is None else str(items), str(r["launches"]))
+        t.add_row(cell(r["local_size"]), "?" if items is None else str(items), str(r["launches"]))
     con.print(t)
     con.print(f"{s.sites:,} sites, {s.instructions:,} instruction rows")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from tracekit.errors import TraceFormatError
+from tracekit.errors import TraceFormatError, printable
 from tracekit.files import check_input
 from tracekit.trace import store
 from tracekit.trace.store import open_parquet
@@ -145,6 +146,7 @@ def _csv_source(path: Path, head: bytes, delimiter: str | None) -> Source:
                 raw = fh.read(1 << 16)
     except (OSError, EOFError) as exc:
         raise TraceFormatError(f"cannot be decompressed: {exc}", path=str(path)) from None
+    _refuse_binary(path, raw)
     text = raw.decode("utf-8-sig", errors="replace")  # utf-8-sig drops a byte-order mark
     first = text.split("\n", 1)[0].rstrip("\r")
     if not first.strip():
@@ -157,12 +159,36 @@ def _csv_source(path: Path, head: bytes, delimiter: str | None) -> Source:
         else:
             counts = {d: first.count(d) for d in (",", "\t", ";")}
             delimiter = max(counts, key=lambda d: (counts[d], d == ","))
-    names = [c.strip() for c in next(csv.reader(io.StringIO(first), delimiter=delimiter))]
+    try:
+        names = [c.strip() for c in next(csv.reader(io.StringIO(first), delimiter=delimiter))]
+    except csv.Error as exc:
+        raise TraceFormatError(f"the header line cannot be read as CSV ({exc})", path=str(path),
+                               row=0) from None
     if any(not n for n in names):
         i = names.index("")
         raise TraceFormatError(f"header column {i + 1} has no name", path=str(path), row=0)
     _check_duplicates(names, path)
     return Source(path=path, kind="csv", columns=names, delimiter=delimiter, compression=compression)
+
+
+#: The first bytes of compressed files a CSV export may come in that ingest does not unpack.
+_OTHER_COMPRESSION = {b"\xfd7zXZ\x00": "xz", b"BZh": "bzip2", b"\x28\xb5\x2f\xfd": "zstd",
+                      b"PK\x03\x04": "zip"}
+#: Bytes no CSV text holds: C0 controls other than tab, line feed, carriage return and form feed.
+_BINARY = re.compile(rb"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")
+
+
+def _refuse_binary(path: Path, raw: bytes) -> None:
+    """Refuse a file whose first line is not text (a compressed or binary file, not a CSV)."""
+    for magic, name in _OTHER_COMPRESSION.items():
+        if raw.startswith(magic):
+            raise TraceFormatError(f"is {name}-compressed, which CSV ingest does not read "
+                                   f"(plain or gzip only)", path=str(path),
+                                   hint="decompress it first, or recompress it with gzip")
+    first = raw.split(b"\n", 1)[0]
+    if _BINARY.search(first):
+        raise TraceFormatError(f"is not a text CSV file: its header line holds binary data "
+                               f"(it starts {printable(first, limit=16)})", path=str(path))
 
 
 def _check_duplicates(names: list[str], path: Path) -> None:

@@ -26,7 +26,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tracekit.errors import TraceFormatError
+from tracekit.errors import TraceFormatError, printable_list
 from tracekit.files import check_input
 from tracekit.formats.presets import DEFAULT, PRESETS, TARGETS, Preset
 from tracekit.formats.sidecar import launches_from_flags, load_sidecar, num_groups, parse_dims, sidecar_path
@@ -158,7 +158,7 @@ def make_plan(src: str | os.PathLike, *, mapping: dict[str, str] | str | None = 
 
 def _check_required(plan: Plan) -> None:
     cols, path = plan.columns, plan.source.path
-    have = ", ".join(plan.source.columns)
+    have = printable_list(plan.source.columns)
     for target in _ALWAYS_NEEDED + ("group", "item"):
         if target in cols:
             continue

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tracekit import __version__
-from tracekit.errors import TracekitError
+from tracekit.errors import MESSAGE_LIMIT, TracekitError, printable
 from tracekit.jobs.config import FORMATS, Job, JobsFile, resolve_target
 from tracekit.jobs.fingerprint import config_hash, trace_hash
 from tracekit.jobs.ledger import Ledger, LedgerError, ResultRow
@@ -86,8 +86,12 @@ class JobPlan:
 
 
 def plain_log(message: str) -> None:
-    """One timestamped line on stderr: what cron mails and CI logs keep."""
-    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} tracekit jobs: {message}", file=sys.stderr, flush=True)
+    """One timestamped line on stderr: what cron mails and CI logs keep.
+
+    The message names traces, kernels and errors, so it is made printable (and kept to one
+    line) first."""
+    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} tracekit jobs: {printable(message, limit=MESSAGE_LIMIT)}",
+          file=sys.stderr, flush=True)
 
 
 def _pause(stage: str) -> None:

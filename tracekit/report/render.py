@@ -19,7 +19,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from report_templates import TEMPLATE_DIR
-from tracekit.errors import TracekitError
+from tracekit.errors import TracekitError, printable
 from tracekit.files import write_atomic
 from tracekit.report import svg
 from tracekit.report.fmt import FILTERS, fmt_time
@@ -51,7 +51,20 @@ def _styles() -> dict[str, Markup]:
 
 def render_html(model: Any, template: str | None = None) -> str:
     """The report as one HTML string (no scripts, no external URLs)."""
-    return environment().get_template(template or template_for(model)).render(report=model)
+    return printable_html(environment().get_template(template or template_for(model)).render(report=model))
+
+
+def printable_html(html: str) -> str:
+    """``html`` with every control character a document may not hold shown as a visible escape.
+
+    Autoescaping takes care of markup, not of NUL, ESC, C1 controls or bidirectional
+    overrides in a kernel or file name: HTML and XML forbid most of them (a PDF renderer or
+    an XML tool rejects the file) and the others make text read differently from what it
+    is.  Our templates use none of them, so every one in the output came from the input and
+    is written the way the terminal output writes it (``\\x00``, ``\\u202e``); the escape
+    is plain text, safe inside elements and attribute values alike.
+    """
+    return printable(html, limit=None, newlines=True)
 
 
 class RefusingFetcher:
