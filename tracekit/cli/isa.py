@@ -75,6 +75,8 @@ def register(app: typer.Typer) -> None:
                 raise TracekitError("-o is for a kernel file first (tracekit isa K.cl -o T.tkt); a trace is "
                                     "updated in place")
             trace_path = path
+        from tracekit.files import refuse_overwriting_inputs
+        refuse_overwriting_inputs(trace_path, [source, *(target or [])])  # the trace itself is updated
         build = attach(trace_path, target, source_path=source)
         if not quiet:
             console.print(summary_table(build.kernels))

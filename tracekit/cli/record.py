@@ -59,6 +59,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         items = list(items or [])
         options = " ".join([build_options] + [f"-D{d}" for d in (define or [])]).strip()
+        _refuse_overwriting(out, items, list(arg or []), kernel is not None)
         if kernel is not None:
             if len(items) != 1:
                 raise RecordError("with --kernel give exactly one kernel source file "
@@ -80,6 +81,15 @@ def register(app: typer.Typer) -> None:
         _report(result, quiet)
         if isa:
             _machine_code(result.path, quiet)
+
+
+def _refuse_overwriting(out: Path, items: list[str], args: list[str], kernel_mode: bool) -> None:
+    """The trace must not replace the kernel file, a data file named by ``--arg ...@FILE``, or a
+    file handed to the host program (its other arguments may be anything, so only files count)."""
+    from tracekit.files import refuse_overwriting_inputs
+    data = [a.split("@", 1)[1] for a in args if "@" in a]
+    inputs = items if kernel_mode else [i for i in items if Path(i).is_file()]
+    refuse_overwriting_inputs(out, [*inputs, *data])
 
 
 def _machine_code(path, quiet: bool) -> None:
