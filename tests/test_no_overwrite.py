@@ -56,7 +56,7 @@ def inputs(make_trace, tmp_path):
     csv.write_text("launch,group,item,seq,op,space,address,size,site\n"
                    + "".join(f"0,0,{i},0,load,global,{4 * i},4,0\n" for i in range(64)))
     (tmp_path / "export.launches.json").write_text(
-        '[{"launch": 0, "kernel": "k", "global_size": [64, 1, 1], "local_size": [64, 1, 1]}]')
+        '{"launches": [{"kernel": "k", "global_size": 64, "local_size": 64}]}')
     target = tmp_path / "mine.toml"
     shutil.copy(TARGETS / "adreno-640.toml", target)
     return {"tkt": make_trace(name="trace"), "parquet": make_trace(name="single", layout="parquet"),
@@ -150,6 +150,10 @@ def test_outputs_beside_inputs_are_still_written(run_cli, inputs, tmp_path):
     assert out.read_text().startswith("{")
     res = run_cli("partition", inputs["tkt"], tmp_path / "trace-parts.tkt")
     assert res.code == 0, res.text
+    res = run_cli("analyze", inputs["csv"], "-t", "adreno-640", "-f", "json", "-o", tmp_path / "csv.json")
+    assert res.code == 0, res.text   # the export and its launch facts are read as they are
+    res = run_cli("ingest", inputs["csv"], "-o", tmp_path / "export.tkt")
+    assert res.code == 0 and "1 launch(es)" in res.text, res.text
 
 
 def test_the_check_names_output_and_input(tmp_path):
