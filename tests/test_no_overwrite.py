@@ -142,8 +142,13 @@ def test_record_refuses_to_write_the_trace_over_its_kernel_file(run_cli, inputs,
     run_refused(run_cli, inputs, argv, kernel, aliases(tmp_path, kernel, how))
 
 
-def test_outputs_beside_inputs_are_still_written(run_cli, inputs, tmp_path):
-    """The check is by identity, not by name or folder: a new name beside the input is fine."""
+def test_outputs_beside_inputs_are_still_written(run_cli, inputs, tmp_path, monkeypatch):
+    """The check is by identity, not by name or folder: a new name beside the input is fine,
+    and a shipped target's name is not a file even where a folder of that name exists."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adreno-640").mkdir()
+    res = run_cli("analyze", inputs["tkt"], "-t", "adreno-640", "-f", "json", "-o", "adreno-640/r.json")
+    assert res.code == 0, res.text
     out = tmp_path / "single.json"
     res = run_cli("analyze", inputs["parquet"], "-t", inputs["target"], "-f", "json", "-o", out)
     assert res.code == 0, res.text

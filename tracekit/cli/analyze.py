@@ -33,10 +33,11 @@ def run_analyze(trace_path: str, targets: list[str], fmt: str = "json",
     """
     from tracekit import pipeline
     from tracekit.formats import input_files
+    from tracekit.targets.loader import target_file
 
     stdout = output in (None, "-")
     if not stdout:
-        refuse_overwriting_inputs(output, [*input_files(trace_path), *targets])
+        refuse_overwriting_inputs(output, [*input_files(trace_path), *map(target_file, targets)])
     if scale.get("what_if"):
         from analyzers.result_dict import dumps
         doc = pipeline.what_if_document(trace_path, targets, scale["what_if"])

@@ -74,7 +74,8 @@ def register(app: typer.Typer) -> None:
         if csv_out is not None:
             from tracekit.files import refuse_overwriting_inputs
             from tracekit.formats import input_files
-            refuse_overwriting_inputs(csv_out, [measured, sol_path, *input_files(trace), target])
+            from tracekit.targets.loader import target_file
+            refuse_overwriting_inputs(csv_out, [measured, sol_path, *input_files(trace), target_file(target)])
         cal = run(measured, trace, target, sol=sol_path)
         console = Console(width=160)
         if sol_path is None:

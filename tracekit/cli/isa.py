@@ -76,7 +76,9 @@ def register(app: typer.Typer) -> None:
                                     "updated in place")
             trace_path = path
         from tracekit.files import refuse_overwriting_inputs
-        refuse_overwriting_inputs(trace_path, [source, *(target or [])])  # the trace itself is updated
+        from tracekit.targets.loader import target_file
+        # the trace itself is updated in place; what it is built from must not be it
+        refuse_overwriting_inputs(trace_path, [source, *map(target_file, target or [])])
         build = attach(trace_path, target, source_path=source)
         if not quiet:
             console.print(summary_table(build.kernels))
