@@ -239,10 +239,11 @@ def _running(pid: int) -> bool:
     return True
 
 
-def stale_temporaries_in(folder: str | os.PathLike) -> list[Path]:
-    """Our temporaries in ``folder`` whose writer is no longer running, for any destination."""
+def stale_temporaries_in(folder: str | os.PathLike, *, start: str = ".") -> list[Path]:
+    """Our temporaries in ``folder`` whose writer is no longer running, for any destination
+    (``start``: only names that begin so)."""
     try:
-        names = os.listdir(folder)
+        names = [n for n in os.listdir(folder) if n.startswith(start)]
     except OSError:
         return []
     found = []
@@ -261,7 +262,8 @@ def stale_temporaries(dest: str | os.PathLike) -> list[Path]:
     gone; anything else in the folder, however similar its name, is not ours.
     """
     dest = Path(dest)
-    return [p for p in stale_temporaries_in(dest.parent) if temporary_owner(p)[0] == dest.name]
+    return [p for p in stale_temporaries_in(dest.parent, start=f".{dest.name}{PART_MARK}")
+            if temporary_owner(p)[0] == dest.name]
 
 
 def remove_stale_temporaries(dest: str | os.PathLike) -> list[Path]:
@@ -425,7 +427,8 @@ def sigterm_unwinds() -> Iterator[None]:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         raise Terminated
 
-    if threading.current_thread() is not threading.main_thread():
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) == signal.SIG_IGN):  # whoever started us wants it ignored
         yield
         return
     previous = signal.signal(signal.SIGTERM, on_sigterm)
