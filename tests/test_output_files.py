@@ -3,6 +3,7 @@ file replaced), and temporaries of killed runs cleaned up by the next run, only 
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -111,3 +112,19 @@ def test_temporary_names_are_parsed_exactly():
     for name in (".a.json.part-x.abcdefgh.json", "a.json.part-12.abcdefgh.json", ".a.json.part-12.abcdefg",
                  ".a.json.part-12.abcdefgh.html", ".a.json.part-12.ABCDEFGH.json", ".x.part-foo"):
         assert temporary_owner(name) is None, name
+
+
+@pytest.mark.parametrize("swap", [True, False])
+def test_a_trace_folder_replaces_the_previous_output_whole(run_cli, make_trace, tmp_path, monkeypatch, swap):
+    """With the atomic swap of two folders, and without it (the previous output moved aside
+    for an instant): either way the new trace is in place and nothing else is left."""
+    import tracekit.files
+    if not swap:
+        monkeypatch.setattr(tracekit.files, "_exchange", lambda a, b: False)
+    out = tmp_path / "out.tkt"
+    assert run_cli("ingest", make_trace("strided", stride=2), "-o", out).code == 0
+    assert run_cli("partition", make_trace(), out).code == 0
+    assert run_cli("ingest", make_trace(), "-o", out).code == 0
+    res = run_cli("info", "--json", out)
+    assert res.code == 0 and json.loads(res.out)["total_accesses"] == 768, res.text   # the last one
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
