@@ -128,3 +128,31 @@ def test_a_trace_folder_replaces_the_previous_output_whole(run_cli, make_trace, 
     res = run_cli("info", "--json", out)
     assert res.code == 0 and json.loads(res.out)["total_accesses"] == 768, res.text   # the last one
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+SIGTERM_IN_A_CALLBACK = """
+import ctypes, os, signal, time
+from tracekit.files import Terminated, sigterm_unwinds
+
+def hook():                       # Python code that C calls, like a JIT compiler's cache hook
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(0.2)
+
+callback = ctypes.CFUNCTYPE(None)(hook)
+try:
+    with sigterm_unwinds():
+        callback()
+        time.sleep(2)
+    print("ran to the end")
+except Terminated:
+    print("terminated")
+"""
+
+
+def test_sigterm_in_code_called_from_c_still_stops_the_command(tmp_path):
+    """Python drops an exception raised in a callback from C; the SIGTERM is delivered again."""
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    run = subprocess.run([sys.executable, "-c", SIGTERM_IN_A_CALLBACK], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert run.stdout.strip() == "terminated", run.stdout + run.stderr
+    assert "Traceback" not in run.stderr, run.stderr

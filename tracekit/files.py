@@ -31,6 +31,7 @@ import re
 import shutil
 import signal
 import stat
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -422,17 +423,35 @@ class Terminated(BaseException):
 def sigterm_unwinds() -> Iterator[None]:
     """Within the block, SIGTERM raises :class:`Terminated` in the main thread instead of
     ending the process where it stands; a second SIGTERM ends it at once.  Outside the
-    main thread (where signals cannot be handled) the block runs unchanged."""
+    main thread (where signals cannot be handled), or when SIGTERM is ignored, the block
+    runs unchanged.
+
+    The exception can land in Python code that C calls back (a JIT compiler's hook, a
+    finaliser), where it cannot propagate and Python drops it; it is then delivered
+    again, so the process still stops.
+    """
     def on_sigterm(signum, frame):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         raise Terminated
+
+    def redeliver(unraisable) -> None:
+        if isinstance(unraisable.exc_value, Terminated):
+            signal.signal(signal.SIGTERM, on_sigterm)
+            # a little later, from another thread: sent now, it would be handled here and dropped again
+            timer = threading.Timer(0.02, os.kill, (os.getpid(), signal.SIGTERM))
+            timer.daemon = True
+            timer.start()
+        else:
+            previous_hook(unraisable)
 
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGTERM) == signal.SIG_IGN):  # whoever started us wants it ignored
         yield
         return
     previous = signal.signal(signal.SIGTERM, on_sigterm)
+    previous_hook, sys.unraisablehook = sys.unraisablehook, redeliver
     try:
         yield
     finally:
+        sys.unraisablehook = previous_hook
         signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
