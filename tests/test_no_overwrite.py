@@ -170,3 +170,15 @@ def test_the_check_names_output_and_input(tmp_path):
     assert str(tmp_path / "out.json") in str(err.value) and str(src) in str(err.value)
     refuse_overwriting_inputs("-", [src])  # standard output is never a file
     refuse_overwriting_inputs(tmp_path / "new.json", [src])
+
+
+def test_the_library_writer_refuses_the_analysed_trace_as_its_output(inputs):
+    from tracekit import pipeline
+
+    trace = inputs["parquet"]
+    before = snapshot(trace)
+    analysis = pipeline.analyze(trace, ["adreno-640"], progress=False)
+    for fmt in ("json", "html"):
+        with pytest.raises(TracekitError, match="refusing to write the output over the input"):
+            pipeline.write(analysis, fmt, trace)
+    assert snapshot(trace) == before
