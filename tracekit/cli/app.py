@@ -90,6 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     with sigterm_unwinds():
         try:
             app(args=argv, prog_name="tracekit")
+            return
         except TracekitError as exc:
             err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
             sys.exit(exc.exit_code)
@@ -98,11 +99,8 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(130)
         except Terminated:
             err_console.print("terminated")
-            terminated = True
-        else:
-            return
-    if terminated and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-        os.kill(os.getpid(), signal.SIGTERM)
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        os.kill(os.getpid(), signal.SIGTERM)  # end as the signal's sender expects
     sys.exit(128 + signal.SIGTERM)
 
 

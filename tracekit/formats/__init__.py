@@ -43,9 +43,9 @@ def open_trace(path: str | os.PathLike, **csv_options) -> Trace:
 
 
 def input_files(path: str | os.PathLike, *, launches_file: str | os.PathLike | None = None) -> list[Path]:
-    """Every file that reading the trace input ``path`` may read: the path itself and, for a
-    file (an export, or a single-file trace), the launch facts of an export (``launches_file``
-    or the sidecar beside it).  Commands pass these to
+    """Every file that reading the trace input ``path`` may read: the path itself and, unless
+    it is a ``.tkt`` folder, the launch facts an export comes with (``launches_file``, or the
+    ``BASE.launches.json`` sidecar beside it).  Commands pass these to
     :func:`tracekit.files.refuse_overwriting_inputs`."""
     from tracekit.formats.sidecar import sidecar_path
     p = Path(path)
