@@ -114,7 +114,7 @@ def test_failed_ingest_leaves_destination_untouched(run_cli, write_csv, make_tra
 def test_ingest_refuses_to_overwrite_its_source(run_cli, make_trace):
     src = make_trace("vector_add", layout="parquet")
     before = src.read_bytes()
-    _assert_user_error(run_cli("ingest", src, "-o", src), "destination is the source")
+    _assert_user_error(run_cli("ingest", src, "-o", src), "refusing to write the output over the input")
     assert src.read_bytes() == before
 
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import access_pattern, launches_for, sites_for
 
 from tracekit import open_trace
-from tracekit.errors import TraceFormatError
+from tracekit.errors import TraceFormatError, TracekitError
 from tracekit.formats import sources as ingest_sources
 from tracekit.formats.tabular import ingest, parse_map, read_csv_trace
 from tracekit.trace.store import write_trace
@@ -133,7 +133,7 @@ def test_unordered_source_is_sorted_out_of_core(tmp_path):
     out = open_trace(result.path).accesses
     assert out["address"].to_pylist() == acc["address"].to_pylist()
     assert out["seq"].to_pylist() == acc["seq"].to_pylist()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tracekit-sort-")]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no scratch or temporary left
 
 
 def test_trace_relayout_keeps_every_table(make_trace, tmp_path):
@@ -152,7 +152,7 @@ def test_trace_relayout_keeps_every_table(make_trace, tmp_path):
 
 def test_refuses_to_write_over_its_source(make_trace):
     src = make_trace("vector_add", layout="parquet")
-    with pytest.raises(TraceFormatError, match="destination is the source"):
+    with pytest.raises(TracekitError, match="refusing to write the output over the input"):
         ingest(src, src)
 
 

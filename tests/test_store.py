@@ -84,7 +84,7 @@ def test_failed_write_leaves_previous_trace_intact(make_trace, tmp_path):
             raise RuntimeError("killed half-way")
     assert sorted(p.name for p in path.iterdir()) == before
     assert open_trace(path).num_accesses == 768
-    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
 def test_successful_write_replaces_destination(make_trace):

@@ -4,8 +4,18 @@ Every output tracekit writes (reports, JSON, converted traces, partitions,
 calibration tables) appears whole or not at all: it is written under a temporary
 name beside its destination and renamed into place, so a reader, a crash or a
 full disk never leaves half a file under the final name, and the previous file
-survives a failed write.  Temporaries are named ``.NAME.part-PID...``; a job runner
-that finds such files left by a killed run may delete them.
+survives a failed write.  Temporaries are named ``.NAME.part-PID.XXXXXXXX[SUFFIX]``
+(files and folders alike), so a later run can tell its own leftovers from anything
+else: :func:`stale_temporaries` lists those whose writer is no longer running, and
+every writer here removes them for its destination before it starts.
+
+A new output gets the mode a new file gets under the user's umask; an output that
+replaces a file keeps that file's mode.
+
+No output may replace one of the command's inputs, be written inside an input
+trace folder, or be a folder holding an input: :func:`refuse_overwriting_inputs`
+checks this by file identity (device and inode), so hard links and symbolic links
+are caught as well as the same path spelled differently.
 
 A write that fails for a reason outside the program (a read-only folder, a full
 disk, a path that is a directory) becomes a :class:`~tracekit.errors.TracekitError`
@@ -17,15 +27,25 @@ from __future__ import annotations
 
 import errno
 import os
+import re
+import shutil
+import signal
 import stat
+import sys
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from tracekit.errors import TracekitError
 
 #: Marks temporaries: ``.NAME.part-PID...`` in the destination's folder.
 PART_MARK = ".part-"
+#: ``.NAME.part-PID.`` + 8 characters from tempfile's alphabet + the destination's suffix.
+_TEMPORARY = re.compile(r"\.(?P<name>.+)\.part-(?P<pid>[0-9]+)\.(?:(?P<rand>[a-z0-9_]{8})(?P<suffix>.*)|old)")
+#: The previous output, moved aside for the instant a folder replaces it (see :func:`aside_name`).
+ASIDE = "old"
 
 
 def output_error(path: str | os.PathLike, exc: OSError, what: str = "cannot write") -> TracekitError:
@@ -80,14 +100,15 @@ def write_atomic(dest: str | os.PathLike, data: bytes | str | Callable[[Path], o
     ``data`` is the bytes (or text, UTF-8) to write, or a function that writes the file
     it is given (a renderer).  ``durable`` also flushes the file and its folder to disk
     before and after the rename, for ledgers and scheduled reports that must survive
-    a power cut.  Missing parent folders are created.
+    a power cut.  Missing parent folders are created, and temporaries that killed
+    writers of ``dest`` left behind are removed first.
     """
     dest = Path(dest)
     check_output(dest)
     make_parent(dest)
+    remove_stale_temporaries(dest)
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{dest.name}{PART_MARK}{os.getpid()}.", suffix=dest.suffix,
-                                    dir=dest.parent)
+        fd, name = tempfile.mkstemp(prefix=temporary_prefix(dest), suffix=dest.suffix, dir=dest.parent)
     except OSError as exc:
         raise output_error(dest, exc) from None
     tmp = Path(name)
@@ -98,7 +119,7 @@ def write_atomic(dest: str | os.PathLike, data: bytes | str | Callable[[Path], o
                 data(tmp)
             else:
                 _write_all(fd, data.encode("utf-8") if isinstance(data, str) else data)
-            os.chmod(tmp, 0o644)
+            os.chmod(tmp, output_mode(dest))
             if durable:
                 _fsync(tmp)
             os.replace(tmp, dest)
@@ -110,6 +131,189 @@ def write_atomic(dest: str | os.PathLike, data: bytes | str | Callable[[Path], o
     if durable:
         _fsync(dest.parent)
     return dest
+
+
+def temporary_folder(dest: str | os.PathLike) -> Path:
+    """A new empty folder ``.NAME.part-PID.XXXXXXXX`` beside ``dest``, in which an output made
+    of several files (a ``.tkt`` trace) is built before :func:`replace_entry` publishes it.
+
+    Refuses a destination nothing can replace, creates missing parent folders and
+    removes the temporaries killed writers of ``dest`` left, like :func:`write_atomic`.
+    """
+    dest = Path(dest)
+    check_output(dest, dirs=True)
+    make_parent(dest)
+    remove_stale_temporaries(dest)
+    try:
+        return Path(tempfile.mkdtemp(prefix=temporary_prefix(dest), dir=dest.parent))
+    except OSError as exc:
+        raise output_error(dest, exc) from None
+
+
+def replace_entry(src: Path, dst: Path, *, folder: bool | None = None) -> None:
+    """Move the finished output ``src`` to ``dst``; whatever was at ``dst`` goes only after.
+
+    A file replaces a file with one ``rename``.  A folder cannot replace an entry in one
+    ``rename``, so the two are swapped atomically where the system can (Linux
+    ``renameat2``), and the previous output, now under the temporary's name, is removed;
+    elsewhere the previous output is moved aside under ``.NAME.part-PID.old`` for the
+    instant between two renames, put back if the second fails, and put back by the next
+    writer of ``dst`` if the process was killed in between.  ``folder``: whether
+    ``src`` is a folder (looked up when not given); its mode is set to the output's.
+    """
+    folder = src.is_dir() if folder is None else folder
+    os.chmod(src, output_mode(dst, folder=folder))
+    if not ((dst.is_dir() and not dst.is_symlink()) or (folder and os.path.lexists(dst))):
+        os.replace(src, dst)
+        return
+    if _exchange(src, dst):
+        _remove(src)  # the previous output, now under the temporary name
+        return
+    old = dst.with_name(f".{dst.name}{PART_MARK}{os.getpid()}.{ASIDE}")
+    os.replace(dst, old)
+    try:
+        os.replace(src, dst)
+    except BaseException:
+        os.replace(old, dst)
+        raise
+    _remove(old)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two existing entries in one step; False where the system cannot."""
+    import ctypes  # only the writers of folders need it
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False  # an old kernel, or a file system without the swap
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _remove(path: Path) -> None:
+    """Delete a file, link or folder tree (best effort: it is no longer anyone's output)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
+def temporary_prefix(dest: Path) -> str:
+    """The start of the name of every temporary this process makes for ``dest``."""
+    return f".{dest.name}{PART_MARK}{os.getpid()}."
+
+
+def temporary_owner(path: str | os.PathLike) -> tuple[str, int] | None:
+    """(destination name, writer's process id) when ``path`` is named like one of our
+    temporaries, else None: a name must match the whole pattern, so ``.x.part-foo`` is
+    not one."""
+    m = _TEMPORARY.fullmatch(Path(path).name)
+    if m is None:
+        return None
+    if m["rand"] is not None and m["suffix"] not in ("", Path(m["name"]).suffix):
+        return None
+    return m["name"], int(m["pid"])
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists (this process counts: its writes may be under way)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    except (OverflowError, ValueError):
+        return False  # no process can have that number
+    return True
+
+
+def stale_temporaries_in(folder: str | os.PathLike, *, start: str = ".") -> list[Path]:
+    """Our temporaries in ``folder`` whose writer is no longer running, for any destination
+    (``start``: only names that begin so)."""
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(start)]
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        owner = temporary_owner(name)
+        if owner is not None and not _running(owner[1]):
+            found.append(Path(folder, name))
+    return sorted(found)
+
+
+def stale_temporaries(dest: str | os.PathLike) -> list[Path]:
+    """Temporaries of ``dest`` (files or folders beside it) left by writers no longer running.
+
+    Only names of the exact form ``.NAME.part-PID.XXXXXXXX[SUFFIX]`` or
+    ``.NAME.part-PID.old`` for ``dest``'s NAME count, and only when process PID is
+    gone; anything else in the folder, however similar its name, is not ours.
+    """
+    dest = Path(dest)
+    return [p for p in stale_temporaries_in(dest.parent, start=f".{dest.name}{PART_MARK}")
+            if temporary_owner(p)[0] == dest.name]
+
+
+def remove_stale_temporaries(dest: str | os.PathLike) -> list[Path]:
+    """Delete :func:`stale_temporaries` of ``dest``; returns what was removed.
+
+    A previous output moved aside (``.old``) by a writer killed before it put the new
+    one in place is moved back to ``dest`` instead, when nothing is at ``dest``.
+    """
+    dest = Path(dest)
+    removed = []
+    for p in stale_temporaries(dest):
+        if p.name.endswith("." + ASIDE) and not os.path.lexists(dest):
+            try:
+                os.replace(p, dest)
+            except OSError:
+                pass
+            continue
+        _remove(p)
+        removed.append(p)
+    return removed
+
+
+def output_mode(dest: str | os.PathLike, *, folder: bool = False) -> int:
+    """Permission bits for an output about to be put at ``dest``.
+
+    The bits of the file (or folder) it replaces, so a report the user made private
+    stays private; else what a new file (0666) or folder (0777) gets under the umask.
+    """
+    try:
+        st = os.stat(dest)
+    except OSError:
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode) == folder:
+        return stat.S_IMODE(st.st_mode) & 0o777
+    return (0o777 if folder else 0o666) & ~current_umask()
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it where the system allows."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -158,3 +362,96 @@ def check_input(path: str | os.PathLike, *, kind: str = "file or trace directory
         raise TracekitError(f"is not a regular file or folder (a pipe, socket or device); "
                             f"give a {kind} on disk", path=str(p))
     return p
+
+
+def refuse_overwriting_inputs(output: str | os.PathLike | None,
+                              inputs: Iterable[str | os.PathLike | None]) -> None:
+    """Refuse to write ``output`` when that would destroy one of ``inputs``.
+
+    Refused: the output is an input (the same path, another spelling of it, a hard
+    link or a symbolic link to it), lies inside an input folder (a ``.tkt`` trace),
+    or is a folder that holds an input (replacing it deletes the input).  Files are
+    compared by device and inode, so no spelling of a path gets past.  ``None``,
+    ``-`` (standard output) and inputs that do not exist are skipped.
+    """
+    if output is None or str(output) == "-":
+        return
+    out = Path(output)
+    out_chain = _identity_chain(out)
+    for inp in inputs:
+        if inp is None or str(inp) == "-":
+            continue
+        key = _identity(Path(inp))
+        if key is None:
+            continue
+        if key == out_chain[0]:
+            reason = "it is that input (the same file, or a link to it)"
+        elif key in out_chain[1:]:
+            reason = "it lies inside that input folder"
+        elif os.path.exists(out) and out_chain[0] in _identity_chain(Path(inp))[1:]:
+            reason = "it is a folder holding that input"
+        else:
+            continue
+        raise TracekitError(f"refusing to write the output over the input {inp}: {reason}",
+                            path=str(out), hint="write the output to another path")
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of what ``path`` leads to, None when nothing is there."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _identity_chain(path: Path) -> list[tuple[int, int] | None]:
+    """Identities of ``path`` (links followed; None if it does not exist yet) and of every
+    existing folder above it, nearest first."""
+    real = Path(os.path.realpath(path))
+    chain = [_identity(real)]
+    chain += [key for key in (_identity(up) for up in real.parents) if key is not None]
+    return chain
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived.  Raised like :class:`KeyboardInterrupt` (and, like it, not an
+    :class:`Exception`), so every writer on the way out removes its temporary."""
+
+
+@contextmanager
+def sigterm_unwinds() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` in the main thread instead of
+    ending the process where it stands; a second SIGTERM ends it at once.  Outside the
+    main thread (where signals cannot be handled), or when SIGTERM is ignored, the block
+    runs unchanged.
+
+    The exception can land in Python code that C calls back (a JIT compiler's hook, a
+    finaliser), where it cannot propagate and Python drops it; it is then delivered
+    again, so the process still stops.
+    """
+    def on_sigterm(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise Terminated
+
+    def redeliver(unraisable) -> None:
+        if isinstance(unraisable.exc_value, Terminated):
+            signal.signal(signal.SIGTERM, on_sigterm)
+            # a little later, from another thread: sent now, it would be handled here and dropped again
+            timer = threading.Timer(0.02, os.kill, (os.getpid(), signal.SIGTERM))
+            timer.daemon = True
+            timer.start()
+        else:
+            previous_hook(unraisable)
+
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) == signal.SIG_IGN):  # whoever started us wants it ignored
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    previous_hook, sys.unraisablehook = sys.unraisablehook, redeliver
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous_hook
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tracekit.errors import TracekitError
-from tracekit.files import write_atomic
+from tracekit.files import refuse_overwriting_inputs, write_atomic
 
 #: ``format`` of the analysis document (docs/json-schema.md) and of a sampled estimate.
 DOCUMENT_FORMAT = "tracekit-analysis"
@@ -157,6 +157,7 @@ def write(analysis: Analysis, fmt: str, out: str | os.PathLike) -> Path:
     """Write the analysis as ``fmt`` (json, html or pdf) to ``out``, atomically."""
     if fmt not in FORMATS:
         raise TracekitError(f"unknown output format {fmt!r}; expected one of: {', '.join(FORMATS)}")
+    refuse_overwriting_inputs(out, [getattr(analysis.trace, "path", None)])
     if fmt == "json":
         return write_atomic(out, analysis.to_json())
     from tracekit.report import render_report

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from tracekit.errors import TracekitError, printable
-from tracekit.files import write_atomic
+from tracekit.files import refuse_overwriting_inputs, write_atomic
 
 
 class OutputFormat(str, Enum):
@@ -32,8 +32,12 @@ def run_analyze(trace_path: str, targets: list[str], fmt: str = "json",
     ``scale``: workers, scheduler, shard, sample_groups, seed, progress, what_if.
     """
     from tracekit import pipeline
+    from tracekit.formats import input_files
+    from tracekit.targets.loader import target_file
 
     stdout = output in (None, "-")
+    if not stdout:
+        refuse_overwriting_inputs(output, [*input_files(trace_path), *map(target_file, targets)])
     if scale.get("what_if"):
         from analyzers.result_dict import dumps
         doc = pipeline.what_if_document(trace_path, targets, scale["what_if"],

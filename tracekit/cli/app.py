@@ -8,6 +8,8 @@ Every command is a library call plus printing.  User mistakes raise
 from __future__ import annotations
 
 import importlib
+import os
+import signal
 import sys
 
 import typer
@@ -16,6 +18,7 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from tracekit.errors import TracekitError, printable
+from tracekit.files import Terminated, sigterm_unwinds
 
 #: Each command (or command group) and the module of tracekit.cli that registers it, in the
 #: order ``tracekit --help`` lists them.  A command's module is imported only when the command
@@ -79,16 +82,25 @@ err_console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: runs the typer app and maps errors to exit codes."""
-    try:
-        app(args=argv, prog_name="tracekit")
-    except TracekitError as exc:
-        # The message quotes the input; a subclass may build it its own way, so it is made
-        # printable here too, not only where TracekitError assembles it.
-        err_console.print(f"[bold red]error:[/] {escape(printable(str(exc), newlines=True, limit=None))}")
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        err_console.print("interrupted")
-        sys.exit(130)
+    """Console entry point: runs the typer app and maps errors to exit codes.
+
+    SIGTERM unwinds like Ctrl-C, so the output being written is removed on the way
+    out; the process then ends by SIGTERM as its sender expects.
+    """
+    with sigterm_unwinds():
+        try:
+            app(args=argv, prog_name="tracekit")
+            return
+        except TracekitError as exc:
+            err_console.print(f"[bold red]error:[/] {escape(printable(str(exc), newlines=True, limit=None))}")
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            err_console.print("interrupted")
+            sys.exit(130)
+        except Terminated:
+            err_console.print("terminated")
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        os.kill(os.getpid(), signal.SIGTERM)  # end as the signal's sender expects
+    sys.exit(128 + signal.SIGTERM)
 
 

@@ -74,6 +74,11 @@ def register(app: typer.Typer) -> None:
         from tracekit.calibration.calibrate import default_sol_path
 
         sol_path = sol if sol is not None else default_sol_path(measured)
+        if csv_out is not None:
+            from tracekit.files import refuse_overwriting_inputs
+            from tracekit.formats import input_files
+            from tracekit.targets.loader import target_file
+            refuse_overwriting_inputs(csv_out, [measured, sol_path, *input_files(trace), target_file(target)])
         cal = run(measured, trace, target, sol=sol_path)
         console = make_console(width=160)
         if sol_path is None:

@@ -25,11 +25,14 @@ def _format(fmt: str | None, out: Path) -> str:
 
 def run_compare(before: str, after: str, target: str, out: Path, fmt: str | None = None) -> str:
     """Library call behind the command: compare, then write ``out`` in the chosen format."""
-    from tracekit.files import write_atomic
+    from tracekit.files import refuse_overwriting_inputs, write_atomic
+    from tracekit.formats import input_files
     from tracekit.pipeline import compare
     from tracekit.report.render import render_report
+    from tracekit.targets.loader import target_file
 
     fmt = _format(fmt, out)
+    refuse_overwriting_inputs(out, [*input_files(before), *input_files(after), target_file(target)])
     comparison = compare(before, after, target)
     if fmt == "json":
         text = json.dumps(comparison.to_dict(), indent=2, sort_keys=True, allow_nan=False) + "\n"

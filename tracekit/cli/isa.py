@@ -78,6 +78,10 @@ def register(app: typer.Typer) -> None:
                 raise TracekitError("-o is for a kernel file first (tracekit isa K.cl -o T.tkt); a trace is "
                                     "updated in place")
             trace_path = path
+        from tracekit.files import refuse_overwriting_inputs
+        from tracekit.targets.loader import target_file
+        # the trace itself is updated in place; what it is built from must not be it
+        refuse_overwriting_inputs(trace_path, [source, *map(target_file, target or [])])
         build = attach(trace_path, target, source_path=source)
         if not quiet:
             console.print(summary_table(build.kernels))

@@ -68,6 +68,7 @@ def register(app: typer.Typer) -> None:
         from tracekit.recorder.device import local_memory_limit
         local = local_memory_limit(local_mem_size, list(target or []))
         options = " ".join([build_options] + [f"-D{d}" for d in (define or [])]).strip()
+        _refuse_overwriting(out, items, list(arg or []), kernel is not None)
         if kernel is not None:
             if len(items) != 1:
                 raise RecordError("with --kernel give exactly one kernel source file "
@@ -95,6 +96,15 @@ def _text(value) -> str:
     """Compiler and interpreter output, and the kernel names in it, made printable (lines kept)."""
     from tracekit.errors import MESSAGE_LIMIT, printable
     return printable(value, newlines=True, limit=MESSAGE_LIMIT)
+
+
+def _refuse_overwriting(out: Path, items: list[str], args: list[str], kernel_mode: bool) -> None:
+    """The trace must not replace the kernel file, a data file named by ``--arg ...@FILE``, or a
+    file handed to the host program (its other arguments may be anything, so only files count)."""
+    from tracekit.files import refuse_overwriting_inputs
+    data = [a.split("@", 1)[1] for a in args if "@" in a]
+    inputs = items if kernel_mode else [i for i in items if Path(i).is_file()]
+    refuse_overwriting_inputs(out, [*inputs, *data])
 
 
 def _machine_code(path, quiet: bool) -> None:

@@ -21,10 +21,12 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def partition(src: SrcArg, dst: DstArg, by: ByOpt = "launch") -> None:
         """Copy a trace as a Parquet dataset partitioned by launch, so Dask workers read only their part."""
-        from tracekit.formats import open_trace
+        from tracekit.files import refuse_overwriting_inputs
+        from tracekit.formats import input_files, open_trace
         from tracekit.trace.partition import check_partition_by
         from tracekit.trace.repartition import write_partitioned
 
         check_partition_by(by)
+        refuse_overwriting_inputs(dst, input_files(src))
         out = write_partitioned(open_trace(src), Path(dst))
         typer.echo(f"wrote {out} (one part per launch)", err=True)

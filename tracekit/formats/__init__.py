@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tracekit.files import check_input
+from tracekit.files import check_input, refuse_overwriting_inputs
 from tracekit.formats.registry import (
     FORMATS,
     TRACE_FORMATS,
@@ -42,6 +42,18 @@ def open_trace(path: str | os.PathLike, **csv_options) -> Trace:
     return Trace(Path(path))
 
 
+def input_files(path: str | os.PathLike, *, launches_file: str | os.PathLike | None = None) -> list[Path]:
+    """Every file that reading the trace input ``path`` may read: the path itself and, unless
+    it is a ``.tkt`` folder, the launch facts an export comes with (``launches_file``, or the
+    ``BASE.launches.json`` sidecar beside it).  Commands pass these to
+    :func:`tracekit.files.refuse_overwriting_inputs`."""
+    from tracekit.formats.sidecar import sidecar_path
+    p = Path(path)
+    if p.suffix == ".tkt" and launches_file is None:
+        return [p]
+    return [p, Path(launches_file) if launches_file else sidecar_path(p)]
+
+
 def validate_path(path: str | os.PathLike, **csv_options) -> ValidationReport:
     """Validate the trace at ``path``; a text export is checked in file order, with file row numbers."""
     from tracekit.trace.validate import validate
@@ -60,6 +72,7 @@ def ingest(src: str | os.PathLike, dst: str | os.PathLike, *, source_format: str
     whose :class:`~tracekit.formats.tabular.IngestResult` says how columns were mapped.
     """
     check_input(src)
+    refuse_overwriting_inputs(dst, input_files(src, launches_file=csv_options.get("launches_file")))
     if is_foreign(src, source_format):
         return convert(src, dst, source_format, layout=layout)
     from tracekit.formats.tabular import ingest as ingest_table
@@ -67,4 +80,4 @@ def ingest(src: str | os.PathLike, dst: str | os.PathLike, *, source_format: str
 
 
 __all__ = ["FORMATS", "TRACE_FORMATS", "detect", "detect_and_read", "convert", "is_csv_path", "is_foreign",
-           "ingest", "open_trace", "validate_path"]
+           "ingest", "input_files", "open_trace", "validate_path"]

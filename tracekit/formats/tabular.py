@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tracekit.errors import TraceFormatError, printable_list
-from tracekit.files import check_input
+from tracekit.files import check_input, refuse_overwriting_inputs
 from tracekit.formats.presets import DEFAULT, PRESETS, TARGETS, Preset
 from tracekit.formats.sidecar import launches_from_flags, load_sidecar, num_groups, parse_dims, sidecar_path
 from tracekit.formats.sources import Source, open_source
@@ -370,13 +370,6 @@ class _Unordered(Exception):
     """Raised internally when the source turns out not to be in canonical row order."""
 
 
-def _refuse_overwrite(src: Path, dst: Path) -> None:
-    s, d = src.resolve(), dst.resolve()
-    if s == d or d in s.parents:
-        raise TraceFormatError("the destination is the source (or contains it); write to a new path",
-                               path=str(dst))
-
-
 def ingest(src: str | os.PathLike, dst: str | os.PathLike, *, layout: str | None = None,
            sort_budget_rows: int = 4 << 20, **options) -> IngestResult:
     """Convert ``src`` into a canonical trace at ``dst`` (``.tkt`` directory or ``.parquet``).
@@ -387,7 +380,7 @@ def ingest(src: str | os.PathLike, dst: str | os.PathLike, *, layout: str | None
     """
     from tracekit.trace.extsort import write_sorted
     src, dst = check_input(src, kind="CSV, Parquet or trace file"), Path(dst)
-    _refuse_overwrite(src, dst)
+    refuse_overwriting_inputs(dst, [src, options.get("launches_file") or sidecar_path(src)])
     plan = make_plan(src, **options)
     conv = Converter(plan)
     resorted = False
@@ -401,7 +394,7 @@ def ingest(src: str | os.PathLike, dst: str | os.PathLike, *, layout: str | None
     except _Unordered:  # start over through a scratch file and sort out of core
         conv = Converter(plan)
         with TraceWriter(dst, layout=layout) as writer:
-            write_sorted(conv.tables(), writer, dst.parent, budget_rows=sort_budget_rows)
+            write_sorted(conv.tables(), writer, budget_rows=sort_budget_rows)
             _finish(writer, conv, plan)
         resorted = True
     launches = conv.launches()

@@ -62,6 +62,14 @@ def _is_path(name_or_path: str | os.PathLike) -> bool:
     return isinstance(name_or_path, os.PathLike) or text.endswith(".toml") or os.sep in text or "/" in text
 
 
+def target_file(name_or_path) -> Path | None:
+    """The user's file that ``name_or_path`` names (what a command must not write over), or
+    None for a shipped target's name."""
+    if isinstance(name_or_path, str | os.PathLike) and _is_path(name_or_path):
+        return Path(name_or_path)
+    return None
+
+
 def load_target(name_or_path: str | os.PathLike) -> Target:
     """A shipped target by name (``"powervr-g6400"``) or a user's TOML file by path."""
     if _is_path(name_or_path):

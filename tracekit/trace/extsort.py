@@ -21,16 +21,23 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from tracekit.files import temporary_folder
 from tracekit.trace import schema
 from tracekit.trace.store import TraceWriter, conform
 
 SORT_KEYS = [(c, "ascending") for c in ("launch", "group", "item", "seq")]
 
 
-def write_sorted(tables: Iterable[pa.Table], writer: TraceWriter, scratch_dir: Path, *,
+def write_sorted(tables: Iterable[pa.Table], writer: TraceWriter, scratch_dir: Path | None = None, *,
                  budget_rows: int = 4 << 20) -> int:
-    """Write every row of ``tables`` to ``writer`` in canonical order; returns the row count."""
-    tmp = Path(tempfile.mkdtemp(prefix=".tracekit-sort-", dir=scratch_dir))
+    """Write every row of ``tables`` to ``writer`` in canonical order; returns the row count.
+
+    The scratch file lives in a temporary folder named after the writer's destination
+    (in its folder), so a killed run's scratch is cleaned up like its other temporaries;
+    ``scratch_dir`` puts it elsewhere.
+    """
+    tmp = (Path(tempfile.mkdtemp(prefix=".tracekit-sort-", dir=scratch_dir)) if scratch_dir is not None
+           else temporary_folder(writer.path))
     try:
         scratch = tmp / "unsorted.parquet"
         counts = None

@@ -14,7 +14,7 @@ from pathlib import Path
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from tracekit.files import output_error
+from tracekit.files import output_error, refuse_overwriting_inputs, replace_entry
 from tracekit.trace import schema, store
 from tracekit.trace.reader import Trace
 
@@ -28,6 +28,7 @@ def write_partitioned(src, dst: str | os.PathLike, *, batch_rows: int = 1 << 20)
     """
     trace = src if isinstance(src, Trace) else Trace(src)
     dst = Path(dst)
+    refuse_overwriting_inputs(dst, [trace.path])
     tmp = store.temporary_beside(dst)
     writers: dict[tuple[str, int], pq.ParquetWriter] = {}
     rows = {"accesses": 0, "instructions": 0}
@@ -59,7 +60,7 @@ def write_partitioned(src, dst: str | os.PathLike, *, batch_rows: int = 1 << 20)
         (tmp / store.MANIFEST).write_text(json.dumps(
             {"format": "tracekit-trace", "version": schema.FORMAT_VERSION, "layout": "partitioned",
              "partition_by": "launch", "rows": rows}, indent=1) + "\n")
-        store._replace(tmp, dst)
+        replace_entry(tmp, dst, folder=True)
     except BaseException as exc:
         for w in writers.values():
             try:

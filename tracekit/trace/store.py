@@ -18,7 +18,6 @@ import base64
 import json
 import os
 import shutil
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tracekit.errors import TraceFormatError
-from tracekit.files import check_input, check_output, make_parent, output_error
+from tracekit.files import check_input, output_error, replace_entry, temporary_folder, write_atomic
 from tracekit.trace import schema
 from tracekit.trace.arrow_numpy import valid_values
 
@@ -218,14 +217,10 @@ def _from_ipc(data: bytes) -> pa.Table:
 
 
 def temporary_beside(dest: Path) -> Path:
-    """A new temporary folder ``.NAME.XXXX.part`` beside ``dest``, for a trace written whole
-    before it is renamed into place; an unwritable destination is a clear error here."""
-    check_output(dest, dirs=True)
-    make_parent(dest)
-    try:
-        return Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent))
-    except OSError as exc:
-        raise output_error(dest, exc) from None
+    """A new temporary folder beside ``dest`` (see :func:`tracekit.files.temporary_folder`), for
+    a trace written whole before it is renamed into place; an unwritable destination is a
+    clear error here."""
+    return temporary_folder(dest)
 
 
 class TraceWriter:
@@ -363,9 +358,9 @@ class TraceWriter:
             (self._tmp / MANIFEST).write_text(json.dumps(
                 {"format": "tracekit-trace", "version": schema.FORMAT_VERSION,
                  "rows": self.rows}, indent=1) + "\n")
-            _replace(self._tmp, self.path)
+            replace_entry(self._tmp, self.path, folder=True)
         else:
-            _replace(self._tmp / "accesses.parquet", self.path)
+            replace_entry(self._tmp / "accesses.parquet", self.path, folder=False)
             shutil.rmtree(self._tmp, ignore_errors=True)
 
     def abort(self) -> None:
@@ -387,28 +382,6 @@ class TraceWriter:
             self.abort()
 
 
-def _replace(src: Path, dst: Path) -> None:
-    """Move ``src`` to ``dst``; an existing ``dst`` is removed only after the move.
-
-    A directory cannot atomically replace a file (or a file a directory), so the
-    old entry is first renamed aside and put back if the move fails.
-    """
-    if (dst.is_dir() and not dst.is_symlink()) or (src.is_dir() and os.path.lexists(dst)):
-        old = dst.with_name(f".{dst.name}.old-{os.getpid()}")
-        os.replace(dst, old)
-        try:
-            os.replace(src, dst)
-        except BaseException:
-            os.replace(old, dst)
-            raise
-        if old.is_dir() and not old.is_symlink():
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            old.unlink()
-    else:
-        os.replace(src, dst)
-
-
 def write_trace(path: str | os.PathLike, accesses: pa.Table, *, instructions: pa.Table | None = None,
                 launches: pa.Table | None = None, sites: pa.Table | None = None,
                 layout: str | None = None) -> Path:
@@ -426,13 +399,7 @@ def write_trace(path: str | os.PathLike, accesses: pa.Table, *, instructions: pa
 
 def write_machine_code_file(table: pa.Table, dest: Path) -> None:
     """Write the ``machine_code`` table to ``dest`` (a ``.tkt`` member), atomically."""
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.part")
-    try:
-        pq.write_table(conform(table, "machine_code"), tmp, compression="zstd")
-        os.replace(tmp, dest)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    write_atomic(dest, lambda tmp: pq.write_table(conform(table, "machine_code"), tmp, compression="zstd"))
 
 
 def small_tables_from_parquet_metadata(path: Path, meta: dict[bytes, bytes] | None) -> dict[str, pa.Table]:
