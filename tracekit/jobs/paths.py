@@ -17,16 +17,12 @@ another command is writing right now is left alone.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from tracekit.errors import TracekitError
-from tracekit.files import PART_MARK
+from tracekit.files import stale_temporaries_in, temporary_owner
 
-#: ``.NAME.part-PID.`` then the 8 characters ``tempfile`` draws, then NAME's own suffix.
-_TEMPORARY = re.compile(r"\.(?P<name>.+)" + re.escape(PART_MARK)
-                        + r"(?P<pid>[0-9]{1,10})\.[a-z0-9_]{8}(?P<suffix>\.[^.]*)")
 #: SQLite's files beside a database, which are part of the ledger as much as the file itself.
 LEDGER_SIDE_FILES = ("-wal", "-shm", "-journal", ".lock")
 
@@ -98,31 +94,9 @@ def check_outputs(reports: dict[str, dict[Path, list[Path]]], protected: Protect
 
 
 def stale_temporaries(folder: Path, suffixes: Iterable[str]) -> list[Path]:
-    """Our own report temporaries in ``folder`` whose writer has died (see the module docstring)."""
+    """Our own report temporaries in ``folder`` whose writer has died, for the report formats
+    whose suffixes are given (the naming and the liveness test are tracekit.files')."""
     suffixes = set(suffixes)
-    found = []
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return []
-    for entry in entries:
-        m = _TEMPORARY.fullmatch(entry.name)
-        if (m is None or m["suffix"] not in suffixes or not m["name"].endswith(m["suffix"])
-                or not entry.is_file(follow_symlinks=False)):
-            continue
-        if not pid_alive(int(m["pid"])):
-            found.append(Path(entry.path))
-    return found
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this id exists (one we may not signal counts as alive)."""
-    if pid <= 0:
-        return True     # not a real writer's pid: never treat its file as ours to delete
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
+    return [p for p in stale_temporaries_in(folder)
+            if p.is_file() and not p.is_symlink() and Path(temporary_owner(p)[0]).suffix in suffixes
+            and p.suffix in suffixes]
