@@ -45,10 +45,14 @@ def load_targets(targets: Sequence) -> list:
 
 
 def load_trace(trace):
-    """A :class:`~tracekit.trace.Trace` from a path (any input :func:`tracekit.open_trace` reads) or as is."""
+    """A :class:`~tracekit.trace.Trace` from a path (any input :func:`tracekit.open_trace` reads) or as is,
+    refused (exit 2) when its counts contradict each other, as ``tracekit validate`` refuses it."""
+    from tracekit.trace.counts import check_counts
+
     if isinstance(trace, (str, os.PathLike)):
         from tracekit.formats import open_trace
-        return open_trace(trace)
+        trace = open_trace(trace)
+    check_counts(trace)
     return trace
 
 

@@ -1,0 +1,98 @@
+"""Launch counts that contradict each other are refused by `validate` and by every analysis alike."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pytest
+from conftest import access_pattern, sites_for
+
+from tracekit.trace.store import conform, write_trace
+
+
+def write_launch(path, *, metadata: dict | None = None, global_size=(256, 1, 1), local_size=(64, 1, 1),
+                 groups: int = 4, launches: int = 1):
+    """A vector-add trace of ``groups`` work-groups of 64 items per launch, with one launches row
+    per launch holding the sizes and metadata given (which may contradict the rows)."""
+    parts = [access_pattern("vector_add", global_size=64 * groups, local_size=64, launch=i)
+             for i in range(launches)]
+    acc = pa.concat_tables(parts)
+    rows = conform(pa.table({
+        "kernel": ["vector_add"] * launches, "launch": pa.array(range(launches), pa.int32()),
+        "global_size": [list(global_size)] * launches, "local_size": [list(local_size)] * launches,
+        "local_mem_bytes": [0] * launches, "metadata": [json.dumps(metadata or {})] * launches,
+    }), "launches")
+    write_trace(path, acc, launches=rows, sites=sites_for(acc), layout="tkt")
+    return path
+
+
+def sampled(recorded: int, total: int, **extra) -> dict:
+    return {"sampling": {"mode": "first", "n": recorded, "groups_recorded": recorded, "total_groups": total,
+                         "scale": total / recorded if recorded else 1.0, **extra}}
+
+
+BAD = {
+    # the recorded groups say none were kept, yet four are in the rows (scale would fall to 1)
+    "zero-recorded": (dict(metadata=sampled(0, 4)), "groups_recorded is 0"),
+    # fewer recorded groups than the rows hold
+    "recorded-below-rows": (dict(metadata=sampled(2, 16), global_size=(1024, 1, 1)),
+                            "accesses hold at least 3 distinct work-groups"),
+    # the sampling record's grid is not the launch's grid
+    "total-not-grid": (dict(metadata=sampled(4, 1000)), "total_groups is 1,000 but the grid"),
+    "recorded-above-grid": (dict(metadata={"sampling": {"groups_recorded": 8, "total_groups": 4}}),
+                            "more than the grid's 4"),
+    "all-but-fewer": (dict(metadata={"sampling": {"mode": "all", "groups_recorded": 4, "total_groups": 8}},
+                           global_size=(512, 1, 1)), "mode is 'all' but groups_recorded is 4"),
+    "total-without-recorded": (dict(metadata={"sampling": {"total_groups": 4}}), "not groups_recorded"),
+    "scale-disagrees": (dict(metadata=sampled(4, 16, scale=2.0),
+                             global_size=(1024, 1, 1)), "total_groups / groups_recorded is 16 / 4 = 4"),
+    "scale-nan": (dict(metadata={"sampling": {"groups_recorded": 4, "total_groups": 4, "scale": "x"}}),
+                  "expected a finite number > 0"),
+    "recorded-above-n": (dict(metadata=sampled(4, 16, n=2), global_size=(1024, 1, 1)), "n = 2"),
+    "every-k-zero": (dict(metadata={"sampling": {"mode": "every", "k": 0, "groups_recorded": 4,
+                                                 "total_groups": 4}}), "sampling.k is 0"),
+    "num-groups": (dict(metadata={"num_groups": [8, 1, 1]}), "'num_groups' is 8 x 1 x 1"),
+    # products that wrap around in int64 (validate used to say "expected 0 to -1")
+    "grid-overflow": (dict(global_size=(2**40, 2**40, 2**40)), "more than int64 holds"),
+    "grid-overflow-2": (dict(global_size=(2**62, 4, 1)), "work-items in the grid"),
+    "group-size-overflow": (dict(global_size=(2**40, 1, 1), local_size=(2**20, 2**20, 1)),
+                            "the int32 'item' column"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_contradicting_counts_are_refused_by_validate_and_analyze(tmp_path, run_cli, case):
+    kw, phrase = BAD[case]
+    trace = write_launch(tmp_path / "t.tkt", **kw)
+    v = run_cli("validate", trace)
+    assert v.code == 2 and phrase in v.text, v.text
+    assert "expected 0 to -1" not in v.text
+    a = run_cli("analyze", trace, "-t", "adreno-640", "-f", "json", "-o", tmp_path / "a.json")
+    assert a.code == 2 and phrase in a.text, a.text
+    assert "Traceback" not in a.text and not (tmp_path / "a.json").exists()
+
+
+def test_what_if_and_sampled_estimates_refuse_the_same_counts(tmp_path, run_cli):
+    trace = write_launch(tmp_path / "t.tkt", metadata=sampled(0, 4))
+    for extra in (["--what-if", "pad-local=64:4"], ["--sample-groups", "0.5"]):
+        r = run_cli("analyze", trace, "-t", "adreno-640", "-f", "json", "-o", tmp_path / "a.json", *extra)
+        assert r.code == 2 and "groups_recorded is 0" in r.text, r.text
+
+
+def test_notebook_analysis_refuses_the_same_counts(tmp_path):
+    from tracekit import TraceFormatError, pipeline
+
+    trace = write_launch(tmp_path / "t.tkt", metadata=sampled(4, 1000))
+    with pytest.raises(TraceFormatError, match="total_groups is 1,000"):
+        pipeline.analyze(str(trace), ["adreno-640"])
+
+
+def test_consistent_sampling_is_valid(tmp_path, run_cli):
+    trace = write_launch(tmp_path / "t.tkt", metadata=sampled(4, 16, seed=1), global_size=(1024, 1, 1))
+    assert run_cli("validate", trace).code == 0
+    r = run_cli("analyze", trace, "-t", "adreno-640", "-f", "json", "-o", tmp_path / "a.json")
+    assert r.code == 0, r.text
+    doc = json.loads((tmp_path / "a.json").read_text())
+    launch = doc["targets"]["adreno-640"]["launches"][0]
+    assert launch["geometry"]["work_groups"] == 16
