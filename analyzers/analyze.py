@@ -246,6 +246,10 @@ def _work_units(geo: LaunchGeometry, layout) -> int:
     return layout.waves if layout.packed else (geo.total_groups or geo.num_groups)
 
 
+#: The error of a launch the trace lists but holds no accesses or instruction counts of.
+EMPTY_LAUNCH = "no accesses or instruction counts recorded: nothing to analyse"
+
+
 def analyze(trace, target) -> AnalysisResult:
     """Analyse every launch of ``trace`` on ``target`` (a :class:`Target`, a shipped name or a path).
 
@@ -268,10 +272,14 @@ def analyze(trace, target) -> AnalysisResult:
     except TracekitError as exc:
         memory, mem_error = {}, str(exc)
     sites = trace.sites.to_pandas() if trace.sites.num_rows else None
+    recorded = trace.launch_ids("accesses") | trace.launch_ids("instructions")
     out = []
     for geo in geos:
         if mem_error:
             out.append(LaunchResult(geo.kernel, geo.launch, geo, error=mem_error))
+            continue
+        if geo.launch not in recorded:  # a launches row alone: a verdict at 0 s would be made up
+            out.append(LaunchResult(geo.kernel, geo.launch, geo, error=EMPTY_LAUNCH))
             continue
         # only this launch's row groups; runs of work-items stay runs (the SIMD model weights them)
         rows = trace.iter_batches("instructions", launches=[geo.launch], runs=True)

@@ -12,12 +12,14 @@ from tracekit.trace.store import conform, write_trace
 
 
 def write_launch(path, *, metadata: dict | None = None, global_size=(256, 1, 1), local_size=(64, 1, 1),
-                 groups: int = 4, launches: int = 1):
+                 groups: int = 4, launches: int = 1, listed: int | None = None):
     """A vector-add trace of ``groups`` work-groups of 64 items per launch, with one launches row
-    per launch holding the sizes and metadata given (which may contradict the rows)."""
+    per launch holding the sizes and metadata given (which may contradict the rows); ``listed``
+    launches rows in all (more than ``launches`` lists launches without rows)."""
     parts = [access_pattern("vector_add", global_size=64 * groups, local_size=64, launch=i)
              for i in range(launches)]
     acc = pa.concat_tables(parts)
+    launches = listed or launches
     rows = conform(pa.table({
         "kernel": ["vector_add"] * launches, "launch": pa.array(range(launches), pa.int32()),
         "global_size": [list(global_size)] * launches, "local_size": [list(local_size)] * launches,
@@ -96,3 +98,29 @@ def test_consistent_sampling_is_valid(tmp_path, run_cli):
     doc = json.loads((tmp_path / "a.json").read_text())
     launch = doc["targets"]["adreno-640"]["launches"][0]
     assert launch["geometry"]["work_groups"] == 16
+
+
+def test_a_trace_without_accesses_is_refused(tmp_path, run_cli):
+    acc = access_pattern("vector_add").slice(0, 0)
+    rows = conform(pa.table({
+        "kernel": ["vector_add"], "launch": pa.array([0], pa.int32()), "global_size": [[256, 1, 1]],
+        "local_size": [[64, 1, 1]], "local_mem_bytes": [0], "metadata": ["{}"]}), "launches")
+    write_trace(tmp_path / "t.tkt", acc, launches=rows, layout="tkt")
+    r = run_cli("analyze", tmp_path / "t.tkt", "-t", "adreno-640", "-f", "json", "-o", tmp_path / "a.json")
+    assert r.code == 2 and "no accesses" in r.text and "nothing to analyse" in r.text, r.text
+
+
+def test_an_empty_launch_says_so_and_the_others_keep_their_results(tmp_path, run_cli):
+    full = json.loads(run_cli("analyze", write_launch(tmp_path / "full.tkt", launches=2), "-t", "adreno-640",
+                              "-f", "json").out)
+    # the launches table lists a third launch the trace holds no rows of
+    trace = write_launch(tmp_path / "t.tkt", launches=2, listed=3)
+    v = run_cli("validate", trace)
+    assert v.code == 0 and "have no accesses" in v.text and "launch 2" in v.text
+    r = run_cli("analyze", trace, "-t", "adreno-640", "-f", "json")
+    assert r.code == 0, r.text
+    launches = json.loads(r.out)["targets"]["adreno-640"]["launches"]
+    assert [x["launch"] for x in launches] == [0, 1, 2]
+    assert "nothing to analyse" in launches[2]["error"] and launches[2]["bound"] is None
+    before = full["targets"]["adreno-640"]["launches"]
+    assert [x["time_estimates"] for x in launches[:2]] == [x["time_estimates"] for x in before]
