@@ -76,6 +76,22 @@ class Change:
         """Why the fix would make the kernel worse in a way the time alone may not show, or None."""
         return None
 
+    def references(self) -> dict[str, set[int]]:
+        """What the change names in the trace, by kind (:data:`REFERENCE_FIELDS`): a change that
+        names a buffer or site the trace does not have would change nothing, so it is refused."""
+        out: dict[str, set[int]] = {}
+        for name, kind in REFERENCE_FIELDS.items():
+            value = getattr(self, name, None)
+            if value is None:
+                continue
+            out.setdefault(kind, set()).update(value if isinstance(value, (tuple, list)) else (value,))
+        return out
+
+
+#: Fields of a change that name something in the trace: the kernel argument the accesses went
+#: through (``buffer``), a memory access site, or an instruction site (whose counts change).
+REFERENCE_FIELDS = {"buffer": "buffer", "site": "site", "sites": "site", "widening_sites": "instruction site"}
+
 
 # -- helpers ---------------------------------------------------------------------------
 
@@ -529,6 +545,13 @@ class Combined(Change):
 
     def side_effect(self, before, after) -> str | None:
         return next((why for c in self.changes if (why := c.side_effect(before, after))), None)
+
+    def references(self) -> dict[str, set[int]]:
+        out: dict[str, set[int]] = {}
+        for c in self.changes:
+            for kind, values in c.references().items():
+                out.setdefault(kind, set()).update(values)
+        return out
 
 
 CHANGES = {c.name: c for c in (PadLocal, Coalesce, Align, DropStaging, VectorLoads, KeepInRegister, NoPrivate,
