@@ -15,6 +15,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tracekit.arguments import (
+    WORKERS_MAX,
+    ArgumentTypeError,
+    check_choice,
+    check_fraction,
+    check_int,
+    check_optional_str,
+    check_path,
+    check_seed,
+    check_targets,
+    check_trace,
+)
 from tracekit.errors import TracekitError
 from tracekit.files import write_atomic
 
@@ -33,6 +45,7 @@ def load_targets(targets: Sequence) -> list:
     """Targets from shipped names, ``.toml`` paths or :class:`Target` objects; at least one, no repeats."""
     from tracekit.targets import list_targets, load_target
 
+    targets = check_targets("targets", targets)
     if not targets:
         raise TracekitError("give at least one --target (a shipped name or a .toml path); shipped: "
                             + ", ".join(list_targets()))
@@ -49,7 +62,7 @@ def load_trace(trace):
     refused (exit 2) when its counts contradict each other, as ``tracekit validate`` refuses it."""
     from tracekit.trace.counts import check_counts
 
-    if isinstance(trace, (str, os.PathLike)):
+    if isinstance(check_trace("trace", trace), (str, os.PathLike)):
         from tracekit.formats import open_trace
         trace = open_trace(trace)
     check_counts(trace)
@@ -126,6 +139,8 @@ def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: 
     from tracekit.progress import counting_trace
     from tracekit.progress import progress as progress_bar
 
+    check_options(workers=workers, scheduler=scheduler, progress=progress)
+    check_targets("targets", targets)
     trace = load_trace(trace)
     loaded = load_targets(targets)
     total = trace.num_accesses * len(loaded)
@@ -141,8 +156,24 @@ def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: 
     return Analysis(trace, results)
 
 
+def check_options(*, workers=None, scheduler=None, progress=False) -> None:
+    """The scale options of :func:`analyze`, refused beyond their documented limits
+    (``workers``: 1 to :data:`~tracekit.arguments.WORKERS_MAX`; the shard is checked where the
+    shards are cut, :mod:`tracekit.distributed`)."""
+    if workers is not None:
+        check_int("workers", workers, 1, WORKERS_MAX)
+    check_optional_str("scheduler", scheduler)
+    if not isinstance(progress, bool):
+        raise ArgumentTypeError(f"progress must be True or False, got {type(progress).__name__} {progress!r}")
+
+
 def write(analysis: Analysis, fmt: str, out: str | os.PathLike) -> Path:
     """Write the analysis as ``fmt`` (json, html or pdf) to ``out``, atomically."""
+    if not isinstance(analysis, Analysis):
+        raise ArgumentTypeError(f"analysis must be the Analysis that tracekit.pipeline.analyze returns, got "
+                                f"{type(analysis).__name__}")
+    check_choice("fmt", fmt, FORMATS)
+    check_path("out", out)
     if fmt not in FORMATS:
         raise TracekitError(f"unknown output format {fmt!r}; expected one of: {', '.join(FORMATS)}")
     if fmt == "json":
@@ -155,8 +186,9 @@ def sampled_document(trace, targets: Sequence, fraction: float, seed: int = 0) -
     """Estimates from a seeded sample of work-groups, with 95 % intervals, per launch and target."""
     from analyzers.sampling import sample_trace
 
-    if not 0 < fraction <= 1:
-        raise TracekitError(f"--sample-groups takes a fraction in (0, 1], got {fraction}")
+    fraction = check_fraction("fraction (--sample-groups)", fraction)
+    seed = check_seed("seed", seed)
+    check_targets("targets", targets)
     trace = load_trace(trace)
     out = {}
     for t in load_targets(targets):
@@ -173,8 +205,9 @@ def what_if_document(trace, targets: Sequence, change) -> dict:
     ``"pad-local=64:4"``), replayed through the same model (:func:`analyzers.what_if`)."""
     from analyzers.whatif import parse_change, what_if
 
-    trace = load_trace(trace)
     change = parse_change(change)
+    check_targets("targets", targets)
+    trace = load_trace(trace)
     out = {t.name: [w.to_dict() for w in what_if(trace, t, change)] for t in load_targets(targets)}
     return {"format": WHAT_IF_FORMAT, "version": 1, "trace": str(trace.path), "change": change.spec,
             "description": change.describe(), "targets": out}
@@ -185,6 +218,12 @@ def compare(before, after, target):
     a :class:`~tracekit.report.compare.Comparison` of metrics, verdicts and findings."""
     from tracekit.report.compare import compare_models
 
+    check_trace("before", before)
+    check_trace("after", after)
+    if isinstance(target, (list, tuple)):
+        raise ArgumentTypeError(f"target must be one target (a name, a .toml path or a Target), got a "
+                                f"{type(target).__name__}: compare runs on one target")
+    check_targets("target", [target])
     models = []
     for trace in (before, after):
         models.append(analyze(trace, [target]).report_model())

@@ -33,6 +33,7 @@ from analyzers.whatif.pitch import PadPitch
 from analyzers.whatif.precision import SinglePrecision
 from analyzers.whatif.references import check_references
 from analyzers.whatif.replay import WhatIf
+from tracekit.arguments import ArgumentTypeError
 
 register(SinglePrecision)
 register(PadPitch)
@@ -47,6 +48,9 @@ def parse_change(text) -> Change:
     image ones); several joined with ``+`` are applied together."""
     if isinstance(text, Change):
         return text
+    if not isinstance(text, str):
+        raise ArgumentTypeError(f"change must be a what-if such as 'pad-local=64:4' or a Change, got "
+                                f"{type(text).__name__} {text!r}")
     if "+" in str(text):
         return Combined(tuple(parse_change(part) for part in str(text).split("+")))
     name, _, arg = str(text).strip().partition("=")

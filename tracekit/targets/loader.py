@@ -64,6 +64,9 @@ def _is_path(name_or_path: str | os.PathLike) -> bool:
 
 def load_target(name_or_path: str | os.PathLike) -> Target:
     """A shipped target by name (``"powervr-g6400"``) or a user's TOML file by path."""
+    from tracekit.arguments import check_path
+
+    check_path("name_or_path", name_or_path)
     if _is_path(name_or_path):
         path = Path(name_or_path)
         if not os.path.lexists(path):

@@ -68,6 +68,30 @@ def _sizes(row: dict) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return three(row.get("global_size")), three(row.get("local_size"))
 
 
+def grid_problems(global_size, local_size) -> list[tuple[str, str, str]]:
+    """(check, column, why) for each product of the sizes that does not fit the columns and
+    integers that hold it (sizes of at least 1 per dimension)."""
+    glob, local = tuple(int(g) for g in global_size), tuple(int(x) for x in local_size)
+    groups = math.prod(-(-g // max(loc, 1)) for g, loc in zip(glob, local, strict=True))
+    out = []
+    for what, value, limit, col, column in (
+            ("work-items in the grid", math.prod(glob), COUNT_MAX, "int64", "global_size"),
+            ("work-groups in the grid", groups, COUNT_MAX, "the int64 'group' column", "global_size"),
+            ("work-items in a work-group", math.prod(local), ITEMS_MAX, "the int32 'item' column",
+             "local_size")):
+        if value > limit:
+            out.append((f"size-overflow:{what}", column, f"(global {_dims(glob)}, local {_dims(local)}) has "
+                        f"{value:,} {what}, more than {col} holds (at most {limit:,})"))
+    return out
+
+
+def check_grid(global_size, local_size, *, path: str | None = None, what: str = "the launch") -> None:
+    """Refuse sizes whose products do not fit (TraceFormatError naming ``what``)."""
+    problems = grid_problems(global_size, local_size)
+    if problems:
+        raise TraceFormatError(f"{what} {problems[0][2]}", path=path, column=problems[0][1])
+
+
 class CountCheck:
     """Launch sizes and sampling counts, then the rows' ids against them, batch by batch."""
 
@@ -118,16 +142,8 @@ class CountCheck:
         return launch
 
     def _check_ranges(self, x: _Launch) -> None:
-        """Products of the sizes must fit the columns and integers that hold them."""
-        items_total = math.prod(x.global_size)
-        for what, value, limit, col, column in (
-                ("work-items in the grid", items_total, COUNT_MAX, "int64", "global_size"),
-                ("work-groups in the grid", x.groups, COUNT_MAX, "the int64 'group' column", "global_size"),
-                ("work-items in a work-group", x.items, ITEMS_MAX, "the int32 'item' column", "local_size")):
-            if value > limit:
-                self.add(f"size-overflow:{what}", f"launch {x.launch} (global {_dims(x.global_size)}, "
-                         f"local {_dims(x.local_size)}) has {value:,} {what}, more than {col} holds (at most "
-                         f"{limit:,})", table="launches", column=column)
+        for check, column, why in grid_problems(x.global_size, x.local_size):
+            self.add(check, f"launch {x.launch} {why}", table="launches", column=column)
 
     def _check_num_groups(self, x: _Launch, stated) -> None:
         if not isinstance(stated, list) or not 1 <= len(stated) <= 3:
@@ -307,4 +323,4 @@ def check_counts(trace) -> None:
         pass
 
 
-__all__ = ["COUNT_MAX", "ITEMS_MAX", "CountCheck", "check_counts"]
+__all__ = ["COUNT_MAX", "ITEMS_MAX", "CountCheck", "check_counts", "check_grid", "grid_problems"]
