@@ -82,6 +82,7 @@ def _calls(trace: str):
         ("load_target([name])", lambda: load_target(["adreno-640"]), "name_or_path"),
         ("summarize(42)", lambda: summarize(42), "trace"),
         ("summarize(None)", lambda: summarize(None), "trace"),
+        ("summarize(path)", lambda: summarize(T), "open_trace"),
         ("analyze(trace=42)", lambda: analyzers.analyze(42, "adreno-640"), "trace"),
         ("analyze(trace=None)", lambda: analyzers.analyze(None, "adreno-640"), "trace"),
         ("analyze(target=42)", lambda: analyzers.analyze(T, 42), "target"),
