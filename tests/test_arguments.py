@@ -103,6 +103,8 @@ def _calls(trace: str):
         ("pipeline.analyze(workers=2.5)", lambda: pipeline.analyze(T, A, workers=2.5), "workers"),
         ("pipeline.analyze(workers=-3)", lambda: pipeline.analyze(T, A, workers=-3), "workers"),
         ("pipeline.analyze(workers=10**6)", lambda: pipeline.analyze(T, A, workers=10**6), "workers"),
+        ("analyze_distributed(workers=-3)", lambda: _distributed(T, workers=-3), "workers"),
+        ("analyze_distributed(workers=10**6)", lambda: _distributed(T, workers=10**6), "workers"),
         ("pipeline.analyze(scheduler=42)", lambda: pipeline.analyze(T, A, scheduler=42), "scheduler"),
         ("pipeline.analyze(progress='yes')", lambda: pipeline.analyze(T, A, progress="yes"), "progress"),
         ("sampled_document(fraction='0.5')", lambda: pipeline.sampled_document(T, A, "0.5"), "fraction"),
@@ -121,6 +123,11 @@ def _calls(trace: str):
         ("findings_frame(42)", lambda: findings_frame(42), "findings"),
         ("findings_frame([42])", lambda: findings_frame([42]), "findings[0]"),
     ]
+
+
+def _distributed(trace, **kw):
+    from tracekit.distributed import analyze_distributed
+    return analyze_distributed(trace, ["adreno-640"], **kw)
 
 
 CALL_IDS = [c[0] for c in _calls("unused")]

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
+from tracekit.arguments import WORKERS_MAX, check_int
 from tracekit.errors import TracekitError
 from tracekit.formats import open_trace
 from tracekit.trace.reader import Trace
@@ -169,6 +170,8 @@ def analyze_distributed(trace_path, targets, *, workers: int | None = None, sche
         raise TracekitError(f"unknown shard '{shard}' (expected one of: {', '.join(SHARDS)})")
     if client is None and not workers and not scheduler:
         raise TracekitError("give workers=N (a local Dask cluster) or scheduler=ADDRESS")
+    if workers is not None:
+        check_int("workers", workers, 1, WORKERS_MAX)
     path = str(trace_path)
     trace = open_trace(path)
     targets = [resolve_target(t) for t in targets]
