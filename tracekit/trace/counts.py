@@ -214,40 +214,63 @@ class CountCheck:
 
     def rows(self, table: str, row0: int, launch: np.ndarray, group: np.ndarray, item: np.ndarray,
              items: np.ndarray | None = None) -> None:
-        """Check one batch of ``table``'s id columns (row ``row0 + 1`` is its first row)."""
+        """Check one batch of ``table``'s id columns (row ``row0 + 1`` is its first row).
+
+        Rows come in runs of one launch (stored order), so limits are looked up per run and
+        compared with the run's largest id; rows are looked at one by one only in a run that
+        has a value out of range.
+        """
         if table == "accesses":
             self.total_rows += len(launch)
         if not len(self.ids) or not len(launch):
             return
-        known, pos = self.lookup(launch)
+        starts = np.flatnonzero(np.r_[True, launch[1:] != launch[:-1]])
+        lengths = np.diff(np.r_[starts, len(launch)])
+        known, pos = self.lookup(launch[starts])
         if table == "accesses":
-            counts = np.bincount(pos[known], minlength=len(self.ids))
+            counts = np.bincount(pos[known], weights=lengths[known], minlength=len(self.ids))
             for p in np.flatnonzero(counts):
                 self.by_id[int(self.ids[p])].rows += int(counts[p])
         if items is not None:  # a run of work-items must end inside its work-group
             item = item.astype(np.int64) + items - 1
         for col, values, limit, what in (("item", item, self.item_limit, "local size"),
                                          ("group", group, self.group_limit, "number of work-groups")):
-            over = known & (values >= limit[pos])
-            if over.any():
-                i = int(np.flatnonzero(over)[0])
-                p = pos[i]
-                shape = (f"{_dims(self.local_dims[p])} = {limit[p]} items" if col == "item"
-                         else f"{limit[p]} work-groups")
-                self.add(f"{col}-range", f"{col} {values[i]} is outside launch {self.ids[p]}'s {what} "
-                         f"({shape}); expected 0 to {limit[p] - 1}", table=table, row=row0 + i + 1,
-                         column=col, count=int(over.sum()))
+            bad_runs = known & (np.maximum.reduceat(values, starts) >= limit[pos])
+            if bad_runs.any():
+                self._out_of_range(table, row0, col, what, values, limit, np.repeat(pos, lengths),
+                                   np.repeat(bad_runs, lengths))
         if table == "accesses":
             self._distinct_groups(launch, group)
 
+    def _out_of_range(self, table, row0, col, what, values, limit, pos, suspect) -> None:
+        over = suspect & (values >= limit[pos])
+        i = int(np.flatnonzero(over)[0])
+        p = pos[i]
+        shape = (f"{_dims(self.local_dims[p])} = {limit[p]} items" if col == "item"
+                 else f"{limit[p]} work-groups")
+        self.add(f"{col}-range", f"{col} {values[i]} is outside launch {self.ids[p]}'s {what} ({shape}); "
+                 f"expected 0 to {limit[p] - 1}", table=table, row=row0 + i + 1, column=col,
+                 count=int(over.sum()))
+
     def _distinct_groups(self, launch: np.ndarray, group: np.ndarray) -> None:
         """Collect the work-groups of sampled launches, never more than one past what they recorded."""
-        for x in self.by_id.values():
-            if x.recorded is None or len(x.distinct) > x.recorded:
-                continue
-            mine = launch == x.launch
-            if mine.any():
-                x.distinct = np.union1d(x.distinct, np.unique(group[mine]))[: x.recorded + 1]
+        open_ids = [x.launch for x in self.by_id.values()
+                    if x.recorded is not None and len(x.distinct) <= x.recorded]
+        if not open_ids:
+            return
+        # one row per run of equal (launch, group): in stored order that is one per work-group
+        first = np.r_[True, (launch[1:] != launch[:-1]) | (group[1:] != group[:-1])]
+        ls, gs = launch[first], group[first]
+        mine = np.isin(ls, open_ids)
+        if not mine.any():
+            return
+        ls, gs = ls[mine], gs[mine]
+        order = np.lexsort((gs, ls))
+        ls, gs = ls[order], gs[order]
+        starts = np.flatnonzero(np.r_[True, ls[1:] != ls[:-1]])
+        for a, b in zip(starts, np.r_[starts[1:], len(ls)], strict=True):
+            x = self.by_id[int(ls[a])]
+            x.distinct = np.union1d(x.distinct, gs[a:b])[: x.recorded + 1]
 
     def finish(self) -> None:
         """Problems only the whole table can show: sampled groups, empty launches, an empty trace."""
