@@ -253,6 +253,12 @@ def _work_units(geo: LaunchGeometry, layout) -> int:
 EMPTY_LAUNCH = "no accesses or instruction counts recorded: nothing to analyse"
 
 
+def recorded_launches(trace) -> set[int]:
+    """Launches the trace holds rows of (accesses or instruction counts); the others have nothing
+    to analyse (:data:`EMPTY_LAUNCH`)."""
+    return trace.launch_ids("accesses") | trace.launch_ids("instructions")
+
+
 def analyze(trace, target) -> AnalysisResult:
     """Analyse every launch of ``trace`` on ``target`` (a :class:`Target`, a shipped name or a path).
 
@@ -276,7 +282,7 @@ def analyze(trace, target) -> AnalysisResult:
     except TracekitError as exc:
         memory, mem_error = {}, str(exc)
     sites = trace.sites.to_pandas() if trace.sites.num_rows else None
-    recorded = trace.launch_ids("accesses") | trace.launch_ids("instructions")
+    recorded = recorded_launches(trace)
     out = []
     for geo in geos:
         if mem_error:

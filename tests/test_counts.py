@@ -124,3 +124,16 @@ def test_an_empty_launch_says_so_and_the_others_keep_their_results(tmp_path, run
     assert "nothing to analyse" in launches[2]["error"] and launches[2]["bound"] is None
     before = full["targets"]["adreno-640"]["launches"]
     assert [x["time_estimates"] for x in launches[:2]] == [x["time_estimates"] for x in before]
+
+
+def test_what_if_and_sampling_say_an_empty_launch_has_nothing_to_analyse(tmp_path, run_cli):
+    trace = write_launch(tmp_path / "t.tkt", launches=2, listed=3)
+    for extra, entries in ((["--what-if", "fast-math"], lambda d: d["targets"]["adreno-640"]),
+                           (["--sample-groups", "0.5"], lambda d: d["targets"]["adreno-640"]["launches"])):
+        r = run_cli("analyze", trace, "-t", "adreno-640", "-f", "json", *extra)
+        assert r.code == 0, r.text
+        got = entries(json.loads(r.out))
+        assert [e["launch"] for e in got] == [0, 1, 2]
+        assert "nothing to analyse" in got[2]["error"] and "error" not in got[0]
+    r = run_cli("analyze", trace, "-t", "adreno-640", "-f", "text", "--what-if", "fast-math")
+    assert r.code == 0 and "nothing to" in r.text  # the table may fold the message

@@ -191,9 +191,10 @@ def sampled_document(trace, targets: Sequence, fraction: float, seed: int = 0) -
     check_targets("targets", targets)
     trace = load_trace(trace)
     out = {}
+    empty = empty_launches(trace)
     for t in load_targets(targets):
-        launches = sample_trace(trace, t, fraction=fraction, seed=seed)
-        out[t.name] = {"launches": [s.to_dict() for s in launches]}
+        launches = [s.to_dict() for s in sample_trace(trace, t, fraction=fraction, seed=seed)]
+        out[t.name] = {"launches": sorted(launches + empty, key=lambda d: d["launch"])}
     return {"format": SAMPLED_FORMAT, "version": 1, "trace": str(trace.path),
             "sampling": {"fraction": fraction, "seed": seed, "unit": "blocks of work-groups",
                          "interval": "95% bootstrap percentile"},
@@ -208,9 +209,22 @@ def what_if_document(trace, targets: Sequence, change) -> dict:
     change = parse_change(change)
     check_targets("targets", targets)
     trace = load_trace(trace)
-    out = {t.name: [w.to_dict() for w in what_if(trace, t, change)] for t in load_targets(targets)}
+    empty = empty_launches(trace)
+    out = {t.name: sorted([w.to_dict() for w in what_if(trace, t, change)] + empty, key=lambda d: d["launch"])
+           for t in load_targets(targets)}
     return {"format": WHAT_IF_FORMAT, "version": 1, "trace": str(trace.path), "change": change.spec,
             "description": change.describe(), "targets": out}
+
+
+def empty_launches(trace) -> list[dict]:
+    """Entries of the launches the trace lists but holds no rows of: each says there is nothing
+    to analyse, in the place of a result (the other launches keep theirs)."""
+    from analyzers.analyze import EMPTY_LAUNCH, recorded_launches
+
+    recorded = recorded_launches(trace)
+    return [{"kernel": row["kernel"], "launch": int(row["launch"]), "error": EMPTY_LAUNCH}
+            for row in trace.launches.select(["kernel", "launch"]).to_pylist()
+            if int(row["launch"]) not in recorded]
 
 
 def compare(before, after, target):

@@ -121,6 +121,10 @@ def render_what_if(doc: dict, console: Console) -> None:
         table.add_column(col, justify=justify)
     for target, launches in doc.get("targets", {}).items():
         for w in launches:
+            if w.get("error"):  # a launch with nothing to replay
+                table.add_row(escape(str(w.get("kernel"))), str(w.get("launch")), escape(target), "", "", "",
+                              f"[red]{escape(str(w['error']))}[/]", "")
+                continue
             verdict = f"{w.get('verdict_before')} -> {w.get('verdict_after')}"
             if w.get("error_after"):
                 verdict = f"[red]refused after:[/] {escape(str(w['error_after']))}"
