@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -101,8 +102,8 @@ class CountCheck:
         self.by_id: dict[int, _Launch] = {}
         self.total_rows = 0
         rows = launches.to_pylist()
-        ids = [int(r["launch"]) for r in rows]
-        dup = sorted({i for i in ids if ids.count(i) > 1})
+        seen = Counter(int(r["launch"]) for r in rows)
+        dup = sorted(i for i, n in seen.items() if n > 1)
         if dup:
             add("duplicate-launch", f"launch {dup[0]} appears more than once", table="launches",
                 column="launch", count=len(dup))
