@@ -75,6 +75,8 @@ def _calls(trace: str):
         ("open_trace([path])", lambda: tracekit.open_trace([T]), "path"),
         ("Trace(42)", lambda: tracekit.Trace(42), "path"),
         ("write_trace(42)", lambda: tracekit.write_trace(42, None), "path"),
+        ("TraceWriter(42)", lambda: tracekit.TraceWriter(42), "path"),
+        ("write_trace(accesses=None)", lambda: tracekit.write_trace("/nonexistent/x.tkt", None), "accesses"),
         ("write_trace(accesses=dict)", lambda: tracekit.write_trace("/nonexistent/x.tkt", {}), "accesses"),
         ("load_target(42)", lambda: load_target(42), "name_or_path"),
         ("load_target(None)", lambda: load_target(None), "name_or_path"),
