@@ -98,7 +98,11 @@ def test_generated_launch_metadata(tmp_path, run_cli, row):
 # -- target files --------------------------------------------------------------------------------
 TOML_VALUES = ["0", "-1", "nan", "inf", "-inf", "1e300", "1e-300", "9223372036854775807",
                "99999999999999999999", "0.5", "3", '"text"', "true", "[1]", "{}", "1_000_000_000_000"]
-VALUE_RE = re.compile(r"(value = )([^,}]+)")
+#: ``key = { value = X`` at the start of a line: the key's name and where its value is.
+VALUE_RE = re.compile(r"^\s*(\w+) = \{ value = ([^,}]+)", re.M)
+#: Keys that size what the models allocate or divide by: drawn as often as all the others.
+SIZING = ("compute_units", "clock_mhz", "size_bytes", "line_bytes", "ways", "width", "banks",
+          "bandwidth_gb_per_s", "latency_ns", "max_waves_per_cu", "max_work_group_size", "transaction_bytes")
 
 
 @st.composite
@@ -107,9 +111,10 @@ def target_texts(draw):
     text = SHIPPED.read_text()
     for _ in range(draw(st.integers(1, 3))):
         spots = list(VALUE_RE.finditer(text))
-        m = spots[draw(st.integers(0, len(spots) - 1))]
+        sizing = [m for m in spots if m.group(1) in SIZING]
+        m = draw(st.sampled_from(sizing if sizing and draw(st.booleans()) else spots))
         if draw(st.integers(0, 5)) == 0:   # a missing key: drop the line
-            start, end = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
+            start, end = text.rfind("\n", 0, m.start(2)) + 1, text.find("\n", m.end(2))
             text = text[:start] + text[end + 1:]
         else:
             text = text[:m.start(2)] + draw(st.sampled_from(TOML_VALUES)) + text[m.end(2):]
