@@ -24,6 +24,7 @@ from tracekit.arguments import (
     check_optional_str,
     check_path,
     check_seed,
+    check_target,
     check_targets,
     check_trace,
 )
@@ -174,8 +175,6 @@ def write(analysis: Analysis, fmt: str, out: str | os.PathLike) -> Path:
                                 f"{type(analysis).__name__}")
     check_choice("fmt", fmt, FORMATS)
     check_path("out", out)
-    if fmt not in FORMATS:
-        raise TracekitError(f"unknown output format {fmt!r}; expected one of: {', '.join(FORMATS)}")
     if fmt == "json":
         return write_atomic(out, analysis.to_json())
     from tracekit.report import render_report
@@ -237,7 +236,7 @@ def compare(before, after, target):
     if isinstance(target, (list, tuple)):
         raise ArgumentTypeError(f"target must be one target (a name, a .toml path or a Target), got a "
                                 f"{type(target).__name__}: compare runs on one target")
-    check_targets("target", [target])
+    check_target("target", target)
     models = []
     for trace in (before, after):
         models.append(analyze(trace, [target]).report_model())
