@@ -12,7 +12,8 @@ from tracekit.errors import TracekitError
     ("pad-local=64:4:5", "no buffer argument 5", "0, 1, 2"),
     ("align=9", "no access site 9", "access sites in the trace: 0, 1, 2"),
     ("keep-in-register=3", "no access site 3", "0, 1, 2"),
-    ("sampler-borders=4,5", "no access site 4, 5", "0, 1, 2"),
+    ("sampler-borders=4,5", "no instruction site 4, 5", "instruction sites in the trace: none"),
+    ("as-image=7", "no buffer argument 7", "0, 1, 2"),
     ("vector-loop-loads=8", "no access site 8", "0, 1, 2"),
     ("fp32=6", "no instruction site 6", "instruction sites in the trace: none"),
     ("coalesce=1+align=12", "no access site 12", "0, 1, 2"),   # one bad part refuses the whole
