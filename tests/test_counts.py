@@ -137,3 +137,27 @@ def test_what_if_and_sampling_say_an_empty_launch_has_nothing_to_analyse(tmp_pat
         assert "nothing to analyse" in got[2]["error"] and "error" not in got[0]
     r = run_cli("analyze", trace, "-t", "adreno-640", "-f", "text", "--what-if", "fast-math")
     assert r.code == 0 and "nothing to" in r.text  # the table may fold the message
+
+
+def test_an_unfinished_recorded_launch_keeps_the_groups_it_wrote(tmp_path, run_cli):
+    """A launch the program stopped in never reports its recorded groups: the converter counts
+    those it wrote, so the launch stays consistent (and is analysed, marked incomplete)."""
+    from types import SimpleNamespace
+
+    from tracekit.recorder.convert import Converter
+
+    info = {"num_groups": [4, 1, 1], "sampling": {"mode": "all"}, "work_dim": 1, "global_offset": [0, 0, 0],
+            "args": [], "global_size": [256, 1, 1], "local_size": [64, 1, 1]}
+    st = SimpleNamespace(info=info, end=None, groups_seen=3, diagnostics=[], errors=0, unmapped=0, layout={},
+                         footprint=[], images=None, kernel="vector_add", launch=0)
+    row = Converter._launch_row(SimpleNamespace(device="d"), st, None, None, {})
+    meta = json.loads(row["metadata"])
+    assert meta["status"] == "incomplete" and meta["sampling"]["groups_recorded"] == 3
+    acc = access_pattern("vector_add", global_size=192, local_size=64)     # the three groups written
+    write_trace(tmp_path / "t.tkt", acc, launches=conform(pa.Table.from_pylist([row]), "launches"),
+                sites=sites_for(acc), layout="tkt")
+    assert run_cli("validate", tmp_path / "t.tkt").code == 0
+    r = run_cli("analyze", tmp_path / "t.tkt", "-t", "adreno-640", "-f", "json")
+    assert r.code == 0, r.text
+    geo = json.loads(r.out)["targets"]["adreno-640"]["launches"][0]["geometry"]
+    assert geo["sampling"]["groups_recorded"] == 3 and geo["sampling"]["total_groups"] == 4
