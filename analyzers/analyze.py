@@ -40,6 +40,7 @@ from analyzers.simd import (
     wave_issues_batches,
     wave_layout,
 )
+from tracekit.arguments import check_target, check_targets, check_trace
 from tracekit.errors import TraceFormatError, TracekitError
 
 
@@ -137,17 +138,19 @@ class AnalysisResult:
         return rd.result_html(self)
 
 
-def resolve_target(target):
-    """A :class:`Target` from a shipped name or a path (a Target is returned as is)."""
-    if isinstance(target, (str, os.PathLike)):
+def resolve_target(target, name: str = "target"):
+    """A :class:`Target` from a shipped name or a path (a Target is returned as is); anything
+    else is refused naming the argument ``name``."""
+    if isinstance(check_target(name, target), (str, os.PathLike)):
         from tracekit.targets import load_target
         return load_target(target)
     return target
 
 
-def resolve_trace(trace):
-    """A trace from a path (any input :func:`tracekit.open_trace` reads; a Trace as is)."""
-    if isinstance(trace, (str, os.PathLike)):
+def resolve_trace(trace, name: str = "trace"):
+    """A trace from a path (any input :func:`tracekit.open_trace` reads; a Trace as is); anything
+    else is refused naming the argument ``name``."""
+    if isinstance(check_trace(name, trace), (str, os.PathLike)):
         from tracekit.formats import open_trace
         return open_trace(trace)
     return trace
@@ -246,6 +249,16 @@ def _work_units(geo: LaunchGeometry, layout) -> int:
     return layout.waves if layout.packed else (geo.total_groups or geo.num_groups)
 
 
+#: The error of a launch the trace lists but holds no accesses or instruction counts of.
+EMPTY_LAUNCH = "no accesses or instruction counts recorded: nothing to analyse"
+
+
+def recorded_launches(trace) -> set[int]:
+    """Launches the trace holds rows of (accesses or instruction counts); the others have nothing
+    to analyse (:data:`EMPTY_LAUNCH`)."""
+    return trace.launch_ids("accesses") | trace.launch_ids("instructions")
+
+
 def analyze(trace, target) -> AnalysisResult:
     """Analyse every launch of ``trace`` on ``target`` (a :class:`Target`, a shipped name or a path).
 
@@ -254,8 +267,9 @@ def analyze(trace, target) -> AnalysisResult:
     """
     from analyzers.machine_code import kernels_for_target, launch_target
 
-    trace = resolve_trace(trace)
+    check_trace("trace", trace)
     target = resolve_target(target)
+    trace = resolve_trace(trace)
     geos, warnings = launch_geometries(trace)
     machine = kernels_for_target(trace, target)
     code = {g.launch: machine.get((g.kernel, g.build_options or "")) for g in geos}
@@ -268,10 +282,14 @@ def analyze(trace, target) -> AnalysisResult:
     except TracekitError as exc:
         memory, mem_error = {}, str(exc)
     sites = trace.sites.to_pandas() if trace.sites.num_rows else None
+    recorded = recorded_launches(trace)
     out = []
     for geo in geos:
         if mem_error:
             out.append(LaunchResult(geo.kernel, geo.launch, geo, error=mem_error))
+            continue
+        if geo.launch not in recorded:  # a launches row alone: a verdict at 0 s would be made up
+            out.append(LaunchResult(geo.kernel, geo.launch, geo, error=EMPTY_LAUNCH))
             continue
         # only this launch's row groups; runs of work-items stay runs (the SIMD model weights them)
         rows = trace.iter_batches("instructions", launches=[geo.launch], runs=True)
@@ -285,4 +303,5 @@ def analyze(trace, target) -> AnalysisResult:
 def analyze_many(trace, targets) -> list[AnalysisResult]:
     """:func:`analyze` on several targets, reading the trace once."""
     trace = resolve_trace(trace)
+    targets = [resolve_target(t, f"targets[{i}]") for i, t in enumerate(check_targets("targets", targets))]
     return [analyze(trace, t) for t in targets]

@@ -347,11 +347,14 @@ def sample_launch(trace, target, launch: int, *, fraction: float, seed: int = 0,
 
 
 def sample_trace(trace, target, *, fraction: float, seed: int = 0, **options) -> list[SampledLaunch]:
-    """:func:`sample_launch` on every launch of ``trace`` (launch sizes from its launches table)."""
+    """:func:`sample_launch` on every launch of ``trace`` that holds rows (launch sizes from its
+    launches table); a launch without any has nothing to sample and is left out."""
+    from analyzers.analyze import recorded_launches
     from analyzers.geometry import launch_geometries
     geos, _ = launch_geometries(trace)
+    recorded = recorded_launches(trace)
     return [sample_launch(trace, target, g.launch, fraction=fraction, seed=seed, kernel=g.kernel,
-                          group_size=g.work_group_size, **options) for g in geos]
+                          group_size=g.work_group_size, **options) for g in geos if g.launch in recorded]
 
 
 def full_metrics(rep, levels: list[str]) -> dict[str, float]:

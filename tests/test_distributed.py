@@ -17,6 +17,7 @@ from analyzers.memory import replay_memory
 from analyzers.result_dict import dumps
 from analyzers.waves import pack_factor
 from tracekit import distributed as dist
+from tracekit.arguments import WORKERS_MAX
 from tracekit.errors import TracekitError
 from tracekit.formats import open_trace
 from tracekit.targets import load_target
@@ -266,7 +267,7 @@ def test_a_local_cluster_size_out_of_range_is_refused(workers, traces, run_cli):
     plain, _ = traces
     res = run_cli("analyze", plain, "-t", "powervr-g6400", "--workers", workers)
     assert res.code == 2, (res.out, res.err)
-    assert f"--workers {workers} is out of range: give 1 .. {dist.max_local_workers()}" in res.text
+    assert "--workers" in res.text and f"1<=x<={WORKERS_MAX}" in res.text
 
 
 # -- compute-unit shards keep every field of the replay --------------------------------

@@ -25,12 +25,12 @@ by launch (:mod:`tracekit.trace.partition`) each reads only its launch's files.
 from __future__ import annotations
 
 import dataclasses
-import os
 
 import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
+from tracekit.arguments import WORKERS_MAX, check_int
 from tracekit.errors import TracekitError
 from tracekit.formats import open_trace
 from tracekit.trace.reader import Trace
@@ -43,7 +43,6 @@ TASK_RETRIES = 2
 CONNECT_TIMEOUT_S = 5
 #: Single-threaded local workers per CPU core beyond which ``--workers`` is refused: more only
 #: adds processes to start and memory to hold, and a count in the thousands would never start.
-WORKERS_PER_CORE = 4
 #: Address schemes a Dask scheduler listens on.
 SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
 
@@ -214,18 +213,10 @@ def merge_fills(parts: list[dict[int, dict]]) -> dict[int, dict]:
 
 # -- client side ----------------------------------------------------------------------
 
-def max_local_workers() -> int:
-    """The largest local cluster ``--workers`` may ask for on this machine."""
-    return WORKERS_PER_CORE * (os.cpu_count() or 1)
-
-
 def check_workers(workers) -> int:
-    """``workers`` if it is a count of local workers this machine can start, else a TracekitError."""
-    most = max_local_workers()
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= most:
-        raise TracekitError(f"--workers {workers} is out of range: give 1 .. {most} local worker processes "
-                            f"({WORKERS_PER_CORE} per CPU core), or --scheduler ADDRESS for a larger cluster")
-    return workers
+    """``workers`` if it is a count of local workers this machine can start
+    (:data:`tracekit.arguments.WORKERS_MAX`), else an error naming the argument."""
+    return check_int("workers", workers, 1, WORKERS_MAX)
 
 
 def check_scheduler_address(address: str) -> str:

@@ -15,6 +15,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tracekit.arguments import (
+    WORKERS_MAX,
+    ArgumentTypeError,
+    check_choice,
+    check_fraction,
+    check_int,
+    check_optional_str,
+    check_path,
+    check_seed,
+    check_target,
+    check_targets,
+    check_trace,
+)
 from tracekit.errors import TracekitError
 from tracekit.files import refuse_overwriting_inputs, write_atomic
 
@@ -33,6 +46,7 @@ def load_targets(targets: Sequence) -> list:
     """Targets from shipped names, ``.toml`` paths or :class:`Target` objects; at least one, no repeats."""
     from tracekit.targets import list_targets, load_target
 
+    targets = check_targets("targets", targets)
     if not targets:
         raise TracekitError("give at least one --target (a shipped name or a .toml path); shipped: "
                             + ", ".join(list_targets()))
@@ -45,10 +59,14 @@ def load_targets(targets: Sequence) -> list:
 
 
 def load_trace(trace):
-    """A :class:`~tracekit.trace.Trace` from a path (any input :func:`tracekit.open_trace` reads) or as is."""
-    if isinstance(trace, (str, os.PathLike)):
+    """A :class:`~tracekit.trace.Trace` from a path (any input :func:`tracekit.open_trace` reads) or as is,
+    refused (exit 2) when its counts contradict each other, as ``tracekit validate`` refuses it."""
+    from tracekit.trace.counts import check_counts
+
+    if isinstance(check_trace("trace", trace), (str, os.PathLike)):
         from tracekit.formats import open_trace
-        return open_trace(trace)
+        trace = open_trace(trace)
+    check_counts(trace)
     return trace
 
 
@@ -121,6 +139,8 @@ def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: 
     ``workers`` (a local cluster of that many) or ``scheduler`` (an address) is given."""
     from tracekit.progress import progress as progress_bar
 
+    check_options(workers=workers, scheduler=scheduler, progress=progress)
+    check_targets("targets", targets)
     trace = load_trace(trace)
     loaded = load_targets(targets)
     if workers is not None or scheduler:
@@ -132,6 +152,17 @@ def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: 
         from analyzers import analyze as analyze_target
         results = per_target(trace, loaded, analyze_target, "analyze", progress)
     return Analysis(trace, results)
+
+
+def check_options(*, workers=None, scheduler=None, progress=False) -> None:
+    """The scale options of :func:`analyze`, refused beyond their documented limits
+    (``workers``: 1 to :data:`~tracekit.arguments.WORKERS_MAX`; the shard is checked where the
+    shards are cut, :mod:`tracekit.distributed`)."""
+    if workers is not None:
+        check_int("workers", workers, 1, WORKERS_MAX)
+    check_optional_str("scheduler", scheduler)
+    if not isinstance(progress, bool):
+        raise ArgumentTypeError(f"progress must be True or False, got {type(progress).__name__} {progress!r}")
 
 
 def per_target(trace, loaded: Sequence, work, description: str, progress: bool) -> list:
@@ -155,8 +186,11 @@ def per_target(trace, loaded: Sequence, work, description: str, progress: bool) 
 
 def write(analysis: Analysis, fmt: str, out: str | os.PathLike) -> Path:
     """Write the analysis as ``fmt`` (json, html or pdf) to ``out``, atomically."""
-    if fmt not in FORMATS:
-        raise TracekitError(f"unknown output format {fmt!r}; expected one of: {', '.join(FORMATS)}")
+    if not isinstance(analysis, Analysis):
+        raise ArgumentTypeError(f"analysis must be the Analysis that tracekit.pipeline.analyze returns, got "
+                                f"{type(analysis).__name__}")
+    check_choice("fmt", fmt, FORMATS)
+    check_path("out", out)
     refuse_overwriting_inputs(out, [getattr(analysis.trace, "path", None)])
     if fmt == "json":
         return write_atomic(out, analysis.to_json())
@@ -169,12 +203,15 @@ def sampled_document(trace, targets: Sequence, fraction: float, seed: int = 0, *
     """Estimates from a seeded sample of work-groups, with 95 % intervals, per launch and target."""
     from analyzers.sampling import sample_trace
 
-    if not 0 < fraction <= 1:
-        raise TracekitError(f"--sample-groups takes a fraction in (0, 1], got {fraction}")
+    fraction = check_fraction("fraction (--sample-groups)", fraction)
+    seed = check_seed("seed", seed)
+    check_targets("targets", targets)
     trace = load_trace(trace)
     loaded = load_targets(targets)
-    docs = per_target(trace, loaded, lambda view, t: {"launches": [
-        s.to_dict() for s in sample_trace(view, t, fraction=fraction, seed=seed)]}, "sample", progress)
+    empty = empty_launches(trace)
+    docs = per_target(trace, loaded, lambda view, t: {"launches": sorted(
+        [s.to_dict() for s in sample_trace(view, t, fraction=fraction, seed=seed)] + empty,
+        key=lambda d: d["launch"])}, "sample", progress)
     out = {t.name: d for t, d in zip(loaded, docs, strict=True)}
     return {"format": SAMPLED_FORMAT, "version": 1, "trace": str(trace.path),
             "sampling": {"fraction": fraction, "seed": seed, "unit": "blocks of work-groups",
@@ -187,14 +224,28 @@ def what_if_document(trace, targets: Sequence, change, *, progress: bool = False
     ``"pad-local=64:4"``), replayed through the same model (:func:`analyzers.what_if`)."""
     from analyzers.whatif import parse_change, what_if
 
-    trace = load_trace(trace)
     change = parse_change(change)
+    check_targets("targets", targets)
+    trace = load_trace(trace)
+    empty = empty_launches(trace)
     loaded = load_targets(targets)
-    docs = per_target(trace, loaded, lambda view, t: [w.to_dict() for w in what_if(view, t, change)],
-                      "what-if", progress)
+    docs = per_target(trace, loaded, lambda view, t: sorted(
+        [w.to_dict() for w in what_if(view, t, change)] + empty, key=lambda d: d["launch"]),
+        "what-if", progress)
     out = {t.name: d for t, d in zip(loaded, docs, strict=True)}
     return {"format": WHAT_IF_FORMAT, "version": 1, "trace": str(trace.path), "change": change.spec,
             "description": change.describe(), "targets": out}
+
+
+def empty_launches(trace) -> list[dict]:
+    """Entries of the launches the trace lists but holds no rows of: each says there is nothing
+    to analyse, in the place of a result (the other launches keep theirs)."""
+    from analyzers.analyze import EMPTY_LAUNCH, recorded_launches
+
+    recorded = recorded_launches(trace)
+    return [{"kernel": row["kernel"], "launch": int(row["launch"]), "error": EMPTY_LAUNCH}
+            for row in trace.launches.select(["kernel", "launch"]).to_pylist()
+            if int(row["launch"]) not in recorded]
 
 
 def compare(before, after, target):
@@ -202,6 +253,12 @@ def compare(before, after, target):
     a :class:`~tracekit.report.compare.Comparison` of metrics, verdicts and findings."""
     from tracekit.report.compare import compare_models
 
+    check_trace("before", before)
+    check_trace("after", after)
+    if isinstance(target, (list, tuple)):
+        raise ArgumentTypeError(f"target must be one target (a name, a .toml path or a Target), got a "
+                                f"{type(target).__name__}: compare runs on one target")
+    check_target("target", target)
     models = []
     for trace in (before, after):
         models.append(analyze(trace, [target]).report_model())

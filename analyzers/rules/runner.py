@@ -9,6 +9,7 @@ import pandas as pd
 
 from analyzers.rules.facts import Facts, facts_for
 from analyzers.rules.rule import Finding, overrides, registry, severity_of
+from tracekit.arguments import ArgumentTypeError
 from tracekit.errors import TargetError
 
 FINDING_COLUMNS = ["target", "kernel", "launch", "severity", "kind", "rule_id", "title", "estimated_gain_s",
@@ -37,11 +38,17 @@ def launch_facts(results) -> list[Facts]:
         return [results]
     if hasattr(results, "launches") and hasattr(results, "target"):
         results = [results]
+    if not isinstance(results, (list, tuple)):
+        raise ArgumentTypeError(f"results must be an AnalysisResult (from analyzers.analyze), a list of them "
+                                f"or Facts, got {type(results).__name__}")
     out: list[Facts] = []
-    for r in results:
+    for i, r in enumerate(results):
         if isinstance(r, Facts):
             out.append(r)
             continue
+        if not (hasattr(r, "launches") and hasattr(r, "target")):
+            raise ArgumentTypeError(f"results[{i}] must be an AnalysisResult (from analyzers.analyze) or "
+                                    f"Facts, got {type(r).__name__}")
         for lr in sorted(r.launches, key=lambda x: x.launch):
             f = facts_for(lr, r.target)
             if f is not None:
@@ -129,6 +136,14 @@ def checklist_order(findings: Iterable[Finding]) -> list[Finding]:
 
 def findings_frame(findings: Iterable[Finding]) -> pd.DataFrame:
     """Findings as a DataFrame, one row each, columns :data:`FINDING_COLUMNS`, order kept."""
+    if isinstance(findings, (str, bytes)) or not hasattr(findings, "__iter__"):
+        raise ArgumentTypeError(f"findings must be a list of findings (from run_rules), got "
+                                f"{type(findings).__name__}")
+    findings = list(findings)
+    bad = next((i for i, f in enumerate(findings) if not hasattr(f, "to_dict")), None)
+    if bad is not None:
+        raise ArgumentTypeError(f"findings[{bad}] must be a finding (from run_rules), got "
+                                f"{type(findings[bad]).__name__}")
     rows = [f.to_dict() for f in findings]
     df = pd.DataFrame(rows, columns=FINDING_COLUMNS)
     df["sites"] = df["sites"].map(lambda s: [tuple(x) for x in s] if isinstance(s, list) else s)

@@ -31,7 +31,9 @@ from analyzers.whatif.images import IMAGE_CHANGES, parse_image_change
 from analyzers.whatif.loops import LOOP_CHANGES, parse_loop_change
 from analyzers.whatif.pitch import PadPitch
 from analyzers.whatif.precision import SinglePrecision
+from analyzers.whatif.references import check_references
 from analyzers.whatif.replay import WhatIf
+from tracekit.arguments import ArgumentTypeError
 
 register(SinglePrecision)
 register(PadPitch)
@@ -46,6 +48,9 @@ def parse_change(text) -> Change:
     image ones); several joined with ``+`` are applied together."""
     if isinstance(text, Change):
         return text
+    if not isinstance(text, str):
+        raise ArgumentTypeError(f"change must be a what-if such as 'pad-local=64:4' or a Change, got "
+                                f"{type(text).__name__} {text!r}")
     if "+" in str(text):
         return Combined(tuple(parse_change(part) for part in str(text).split("+")))
     name, _, arg = str(text).strip().partition("=")
@@ -57,8 +62,19 @@ def parse_change(text) -> Change:
 
 
 def what_if(trace, target, change, **options) -> list[WhatIf]:
-    """:func:`analyzers.whatif.replay.what_if` with every change kind's text form understood."""
-    return _replay.what_if(trace, target, parse_change(change), **options)
+    """:func:`analyzers.whatif.replay.what_if` with every change kind's text form understood.
 
-__all__ = ["CHANGES", "Change", "Combined", "PadPitch", "SinglePrecision", "WhatIf", "parse_change",
-           "register", "what_if"]
+    A change naming a buffer or site the trace does not have is refused
+    (:func:`check_references`) instead of reported as a change of +0.0 %.
+    """
+    from analyzers.analyze import resolve_trace
+
+    trace, change = resolve_trace(trace), parse_change(change)
+    check_references(trace, change)
+    return _replay.what_if(trace, target, change, **options)
+
+
+__all__ = ["CHANGES", "Change", "Combined", "PadPitch", "SinglePrecision", "WhatIf", "check_references",
+           "parse_change", "register", "what_if"]
+
+

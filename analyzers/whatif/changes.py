@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -76,6 +77,22 @@ class Change:
         """Why the fix would make the kernel worse in a way the time alone may not show, or None."""
         return None
 
+    #: Fields that name something in the trace, and what: ``buffer`` (the kernel argument the
+    #: accesses went through), ``site`` (a memory access site) or ``instruction site`` (a site
+    #: whose instruction counts the change alters).
+    refers_to: ClassVar[dict[str, str]] = {}
+
+    def references(self) -> dict[str, set[int]]:
+        """What the change names in the trace, by kind (:attr:`refers_to`): a change that names a
+        buffer or site the trace does not have would change nothing, so it is refused."""
+        out: dict[str, set[int]] = {}
+        for name, kind in self.refers_to.items():
+            value = getattr(self, name, None)
+            if value is None:
+                continue
+            out.setdefault(kind, set()).update(value if isinstance(value, (tuple, list)) else (value,))
+        return out
+
 
 # -- helpers ---------------------------------------------------------------------------
 
@@ -121,6 +138,7 @@ class PadLocal(Change):
     pad_bytes: int
     buffer: int | None = None
     name = "pad-local"
+    refers_to = {"buffer": "buffer"}
 
     @property
     def spec(self) -> str:
@@ -159,6 +177,7 @@ class Coalesce(Change):
 
     buffer: int
     name = "coalesce"
+    refers_to = {"buffer": "buffer"}
 
     @property
     def spec(self) -> str:
@@ -202,6 +221,7 @@ class Align(Change):
 
     site: int
     name = "align"
+    refers_to = {"site": "site"}
 
     @property
     def spec(self) -> str:
@@ -359,6 +379,7 @@ class KeepInRegister(Change):
 
     site: int
     name = "keep-in-register"
+    refers_to = {"site": "site"}
 
     @property
     def spec(self) -> str:
@@ -529,6 +550,13 @@ class Combined(Change):
 
     def side_effect(self, before, after) -> str | None:
         return next((why for c in self.changes if (why := c.side_effect(before, after))), None)
+
+    def references(self) -> dict[str, set[int]]:
+        out: dict[str, set[int]] = {}
+        for c in self.changes:
+            for kind, values in c.references().items():
+                out.setdefault(kind, set()).update(values)
+        return out
 
 
 CHANGES = {c.name: c for c in (PadLocal, Coalesce, Align, DropStaging, VectorLoads, KeepInRegister, NoPrivate,

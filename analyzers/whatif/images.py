@@ -57,6 +57,7 @@ class AsImage(Change):
     buffer: int
     sites: tuple[int, ...] = ()
     name = "as-image"
+    refers_to = {"buffer": "buffer", "sites": "instruction site"}
 
     @property
     def spec(self) -> str:
@@ -153,6 +154,7 @@ class SamplerBorders(Change):
 
     sites: tuple[int, ...]
     name = "sampler-borders"
+    refers_to = {"sites": "instruction site"}
     needs_replay = False
 
     @property

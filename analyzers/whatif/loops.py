@@ -30,6 +30,7 @@ class LoopVectorLoads(Change):
     sites: tuple[int, ...]
     width_bytes: int = 16
     name = "vector-loop-loads"
+    refers_to = {"sites": "site"}
 
     @property
     def spec(self) -> str:

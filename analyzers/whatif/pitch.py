@@ -30,6 +30,7 @@ class PadPitch(Change):
     pitch: int
     pad_bytes: int
     name = "pad-pitch"
+    refers_to = {"buffer": "buffer"}
     speculative = True    # whether a pitch thrashes depends on each cache's set mapping
 
     @property

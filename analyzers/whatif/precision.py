@@ -23,6 +23,7 @@ class SinglePrecision(Change):
 
     widening_sites: tuple[int, ...] = ()
     name = "fp32"
+    refers_to = {"widening_sites": "instruction site"}
     needs_replay = False
 
     @property

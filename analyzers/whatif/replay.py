@@ -10,7 +10,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analyzers.analyze import LaunchResult, analyze, analyze_launch, resolve_target, resolve_trace
+from analyzers.analyze import (
+    EMPTY_LAUNCH,
+    LaunchResult,
+    analyze,
+    analyze_launch,
+    recorded_launches,
+    resolve_target,
+    resolve_trace,
+)
 from analyzers.geometry import launch_geometries
 from analyzers.whatif.changes import Change, Launch, parse_change
 from tracekit.errors import TracekitError
@@ -80,7 +88,11 @@ def what_if(trace, target, change, *, launch: int | None = None,
     """
     trace, target, change = resolve_trace(trace), resolve_target(target), parse_change(change)
     replays = Replays(trace, max_accesses)
-    launches = [int(launch)] if launch is not None else sorted(replays.geos)
+    recorded = recorded_launches(trace)
+    if launch is not None and int(launch) in replays.geos and int(launch) not in recorded:
+        raise TracekitError(f"launch {launch}: {EMPTY_LAUNCH}")
+    # a launch without rows has nothing to replay: callers list it apart (tracekit.pipeline)
+    launches = [int(launch)] if launch is not None else sorted(set(replays.geos) & recorded)
     return [replays.run(target, change, n) for n in launches]
 
 

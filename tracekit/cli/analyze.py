@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from tracekit.arguments import SEED_MAX, WORKERS_MAX
 from tracekit.errors import TracekitError, printable
 from tracekit.files import refuse_overwriting_inputs, write_atomic
 
@@ -89,12 +90,15 @@ FormatOpt = Annotated[OutputFormat | None, typer.Option(
     "--format", "-f", help="text, json, html or pdf (default: text on a terminal, else from the -o suffix, "
     "else json).")]
 OutputOpt = Annotated[str | None, typer.Option("--output", "-o", help="Output file (JSON: stdout if none).")]
-WorkersOpt = Annotated[int | None, typer.Option("--workers", help="Run on a local Dask cluster of N.")]
+WorkersOpt = Annotated[int | None, typer.Option(
+    "--workers", min=1, max=WORKERS_MAX,
+    help=f"Run on a local Dask cluster of N (1 to {WORKERS_MAX}: four per CPU core, at most 256).")]
 SchedulerOpt = Annotated[str | None, typer.Option("--scheduler", help="Run on an existing Dask cluster.")]
 ShardOpt = Annotated[str, typer.Option("--shard", help="Dask shard: launch (exact) or compute_unit.")]
 SampleOpt = Annotated[float | None, typer.Option(
-    "--sample-groups", help="Estimate from this fraction of work-groups, with error bars.")]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of --sample-groups.")]
+    "--sample-groups", help="Estimate from this fraction of work-groups (in (0, 1]), with error bars.")]
+SeedOpt = Annotated[int, typer.Option("--seed", min=0, max=SEED_MAX,
+                                      help=f"Seed of --sample-groups (0 to {SEED_MAX}).")]
 WhatIfOpt = Annotated[str | None, typer.Option(
     "--what-if", help="Replay every launch with a fix applied and show before/after: pad-local=ROW:PAD, "
     "coalesce=BUFFER, align=SITE, drop-staging, vector-loads, keep-in-register=SITE, no-private, "

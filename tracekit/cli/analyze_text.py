@@ -123,6 +123,10 @@ def render_what_if(doc: dict, console: Console) -> None:
         table.add_column(col, justify=justify)
     for target, launches in doc.get("targets", {}).items():
         for w in launches:
+            if w.get("error"):  # a launch with nothing to replay
+                table.add_row(cell(w.get("kernel")), str(w.get("launch")), cell(target), "", "", "",
+                              f"[red]{cell(w['error'], MESSAGE_LIMIT)}[/]", "")
+                continue
             verdict = f"{cell(w.get('verdict_before'))} -> {cell(w.get('verdict_after'))}"
             if w.get("error_after"):
                 verdict = f"[red]refused after:[/] {cell(w['error_after'], MESSAGE_LIMIT)}"

@@ -18,6 +18,9 @@ import typer
 
 from tracekit.errors import MESSAGE_LIMIT, printable
 
+#: Most rows `jobs history` shows at once.
+LIMIT_MAX = 1_000_000
+
 jobs_app = typer.Typer(help="Scheduled report jobs: run a jobs file, show the ledger.", no_args_is_help=True)
 
 
@@ -104,8 +107,8 @@ def history_cmd(
     job: Annotated[str | None, typer.Option("--job", help="Only this job's results.")] = None,
     kernel: Annotated[str | None, typer.Option("--kernel", help="Only this kernel's results.")] = None,
     target: Annotated[str | None, typer.Option("--target", help="Only results on this target.")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1_000_000,
-                                       help="How many rows to show (1 to 1000000).")] = 20,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=LIMIT_MAX,
+                                       help=f"How many rows to show (1 to {LIMIT_MAX:,}).")] = 20,
 ) -> None:
     """Past runs, then per-kernel results (newest first) with verdict and estimated time."""
     from tracekit.jobs.ledger import Ledger

@@ -10,6 +10,9 @@ import typer
 
 from tracekit.errors import RecordError
 
+#: Largest --align: a base alignment beyond 1 GiB would put a few buffers past any real address space.
+ALIGN_MAX = 1 << 30
+
 HELP = """Record a trace by running OpenCL code on the Oclgrind simulator.
 
 One kernel from its source file:
@@ -51,7 +54,8 @@ def register(app: typer.Typer) -> None:
         sample: Annotated[str, typer.Option(
             "--sample", help="work-groups to record: all, first:N, every:K, random:N[:SEED]")] = "all",
         align: Annotated[int, typer.Option(
-            "--align", help="alignment of global buffer base addresses (bytes)")] = 4096,
+            "--align", min=1, max=ALIGN_MAX,
+            help="alignment of global buffer base addresses (bytes, a power of two up to 1 GiB)")] = 4096,
         local_mem_size: Annotated[int | None, typer.Option(
             "--local-mem-size", help="local memory of the simulated device, bytes per work-group "
                                      "(default: that of --target, else the largest of the shipped "

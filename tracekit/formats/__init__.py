@@ -36,6 +36,9 @@ def open_trace(path: str | os.PathLike, **csv_options) -> Trace:
     ``csv_options`` (column map, preset, launch facts; see :func:`tracekit.formats.tabular.make_plan`)
     apply to text exports; ``tracekit ingest`` converts one once instead.
     """
+    from tracekit.arguments import check_path
+
+    check_path("path", path)
     if is_csv_path(path):
         from tracekit.formats.tabular import read_csv_trace
         return read_csv_trace(path, **csv_options)

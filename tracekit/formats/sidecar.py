@@ -25,6 +25,7 @@ import pyarrow as pa
 from tracekit.errors import TraceFormatError
 from tracekit.files import check_input
 from tracekit.trace import schema
+from tracekit.trace.counts import COUNT_MAX
 
 _LAUNCH_KEYS = {f.name for f in schema.LAUNCHES}
 _SITE_KEYS = {f.name for f in schema.SITES}
@@ -55,8 +56,9 @@ def parse_dims(text: str | int | list | tuple, *, what: str, where: str = "") ->
     except (TypeError, ValueError):
         raise TraceFormatError(f"{what} must be 1 to 3 whole numbers like 64,4,1; got {text!r}",
                                path=where or None) from None
-    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
-        raise TraceFormatError(f"{what} must be 1 to 3 positive numbers like 64,4,1; got {text!r}",
+    if not 1 <= len(dims) <= 3 or any(d < 1 or d > COUNT_MAX for d in dims):
+        raise TraceFormatError(f"{what} must be 1 to 3 positive numbers like 64,4,1 (at most 2^63-1 each); "
+                               f"got {text!r}",
                                path=where or None)
     return dims + [1] * (3 - len(dims))
 

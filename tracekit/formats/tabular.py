@@ -33,6 +33,7 @@ from tracekit.formats.sidecar import launches_from_flags, load_sidecar, num_grou
 from tracekit.formats.sources import Source, open_source
 from tracekit.trace import schema
 from tracekit.trace.columns import Bad, first_true, first_unordered, normalise_vocabulary, to_integer
+from tracekit.trace.counts import check_grid
 from tracekit.trace.reader import Trace
 from tracekit.trace.store import TraceWriter
 
@@ -182,6 +183,8 @@ class _LaunchLookup:
     """Vectorised per-row access to the launch facts (kernel name, sizes) by launch id."""
 
     def __init__(self, plan: Plan):
+        self.path = plan.source.path
+        self._check_sizes(plan)
         if plan.global_size is not None:
             self.ids = None
             self.local = np.array([plan.local_size])
@@ -197,7 +200,15 @@ class _LaunchLookup:
             self.kernels = [plan.launches["kernel"][int(i)].as_py() for i in order]
         else:
             self.ids, self.local, self.groups, self.kernels = None, None, None, [plan.kernel]
-        self.path = plan.source.path
+
+    def _check_sizes(self, plan: Plan) -> None:
+        """Sizes whose products overflow are refused before any row is read (they would wrap round)."""
+        if plan.global_size is not None:
+            check_grid(plan.global_size, plan.local_size, path=str(self.path), what="--global/--local")
+        elif plan.launches is not None:
+            for row in plan.launches.select(["launch", "global_size", "local_size"]).to_pylist():
+                check_grid(row["global_size"], row["local_size"], path=str(self.path),
+                           what=f"launch {row['launch']}")
 
     def positions(self, launch: np.ndarray, row0: int, where) -> np.ndarray:
         if self.ids is None:

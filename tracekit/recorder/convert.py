@@ -55,6 +55,9 @@ class LaunchState:
     diagnostics: list[str] = field(default_factory=list)
     errors: int = 0
     unmapped: int = 0
+    #: Work-groups whose rows were converted: the recorded count of a launch that never
+    #: reported its own (it did not finish).
+    groups_seen: int = 0
 
 
 class Converter:
@@ -190,6 +193,7 @@ class Converter:
         accesses, instructions = [], []
         for b in blocks:
             groups = b.groups.view(np.int64)
+            st.groups_seen += len(groups)
             if len(b.offset):
                 accesses.append(self._accesses(st, b, groups, out))
             if len(b.count):
@@ -291,7 +295,7 @@ class Converter:
     def _launch_row(self, st: LaunchState, host_exit_code, source_text, extra) -> dict:
         info, end = st.info, st.end or {}
         total = end.get("total_groups") or int(np.prod(info["num_groups"]))
-        recorded = end.get("groups_recorded", 0)
+        recorded = end.get("groups_recorded", st.groups_seen)
         sampling = dict(info["sampling"], groups_recorded=recorded, total_groups=total,
                         scale=(total / recorded) if recorded else None)
         diagnostics = list(st.diagnostics)

@@ -72,6 +72,9 @@ def target_file(name_or_path) -> Path | None:
 
 def load_target(name_or_path: str | os.PathLike) -> Target:
     """A shipped target by name (``"powervr-g6400"``) or a user's TOML file by path."""
+    from tracekit.arguments import check_path
+
+    check_path("name_or_path", name_or_path)
     if _is_path(name_or_path):
         path = Path(name_or_path)
         if not os.path.lexists(path):
@@ -86,12 +89,41 @@ def load_target(name_or_path: str | os.PathLike) -> Target:
 
 @lru_cache(maxsize=64)
 def _load_cached(path: str, _mtime_ns: int) -> Target:
+    with open(path, "rb") as fh:
+        data = fh.read(S.FILE_MAX_BYTES + 1)
+    if len(data) > S.FILE_MAX_BYTES:
+        raise TargetError(f"is larger than {S.FILE_MAX_BYTES:,} bytes, the most a target file may hold",
+                          path=path)
     try:
-        with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
+        doc = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TargetError(f"not valid TOML: {exc}", path=path) from None
+    except RecursionError:
+        raise TargetError(f"nests tables or lists too deeply (at most {S.NESTING_MAX} levels)",
+                          path=path) from None
+    _check_nesting(doc, path)
     return _Parser(path).target(doc)
+
+
+def _number(v) -> str:
+    """A bound or value as people write it: 268,435,456 for whole numbers, 1e+300 or 0.5 otherwise."""
+    if float(v).is_integer() and abs(v) < 1e16:
+        return f"{int(v):,}"
+    return f"{v:g}"
+
+
+def _check_nesting(doc: dict, path: str) -> None:
+    """Refuse tables and lists nested deeper than any target needs (walked without recursion)."""
+    stack = [(doc, 1, "")]
+    while stack:
+        node, depth, where = stack.pop()
+        if depth > S.NESTING_MAX:
+            raise TargetError(f"key '{where.lstrip('.')}': nested {depth} levels deep, more than the "
+                              f"{S.NESTING_MAX} a target file may use", path=path)
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for k, v in items:
+            if isinstance(v, (dict, list)):
+                stack.append((v, depth + 1, f"{where}.{k}" if isinstance(node, dict) else f"{where}[{k}]"))
 
 
 class _Parser:
@@ -155,7 +187,17 @@ class _Parser:
             raise self.fail(key, spec.rule)
         if spec.check is not None and not spec.check(value):
             raise self.fail(key, f"{spec.rule}, got {value!r}")
+        self.in_bounds(key, value, spec)
         return value
+
+    def in_bounds(self, key: str, value, spec: S.Field) -> None:
+        """A number (or each of a list) within the plausible range of its key (schema.bounds)."""
+        lo, hi = S.bounds(key.rsplit(".", 1)[-1], spec)
+        for v in value if isinstance(value, tuple) else (value,):
+            if (lo is not None and v < lo) or (hi is not None and v > hi):
+                span = f"from {_number(lo)} to {_number(hi)}" if lo is not None else f"at most {_number(hi)}"
+                raise self.fail(key, f"must be {span}, got {_number(v)} (the range tracekit accepts for "
+                                     "this key, docs/targets.md)")
 
     def section(self, table, fields: dict, where: str, label: str | None = None) -> dict:
         label = label or where
@@ -211,6 +253,7 @@ class _Parser:
         role_factors = self.section(doc.get("ir_role_factors", {}), S.IR_ROLE_FACTORS, "ir_role_factors")
         atomics = self.section(doc["atomics"], S.ATOMICS, "atomics") if "atomics" in doc else {}
         self.free_assumptions(doc.get("assumptions", {}))
+        self.cache_lines(top["compute_units"], caches, texture)
         return Target(
             name=doc["name"], vendor=doc["vendor"], family=doc["family"],
             description=doc["description"], simd=simd, caches=caches,
@@ -221,6 +264,19 @@ class _Parser:
             constant_cache=constant, ir_role_factors=role_factors, atomics=atomics,
             sources=self.sources, assumptions=self.assumptions, unsupported=self.unsupported, **top,
         )
+
+    def cache_lines(self, units: int, caches, texture: TextureSpec | None) -> None:
+        """Every level's lines over all its instances: the replay holds a tag for each."""
+        levels = [(f"caches.{c.name}", units if c.scope == "compute_unit" else 1, c) for c in caches]
+        levels += [(f"texture_caches.{c.name}", -(-units // c.compute_units_per_instance), c)
+                   for c in (texture.caches if texture is not None else ())]
+        total = sum(n * (c.size_bytes // c.line_bytes) for _, n, c in levels)
+        if total > S.CACHE_LINES_MAX:
+            key, n, c = max(levels, key=lambda x: x[1] * (x[2].size_bytes // x[2].line_bytes))
+            raise self.fail(f"{key}.size_bytes",
+                            f"the cache levels hold {total:,} lines over all their instances ({n:,} x "
+                            f"{c.size_bytes:,} bytes / {c.line_bytes} here), more than the "
+                            f"{S.CACHE_LINES_MAX:,} the replay keeps tags for (docs/targets.md)")
 
     def simd(self, table) -> SimdSpec:
         v = self.section(table, S.SIMD, "simd")
@@ -357,7 +413,7 @@ class _Parser:
             if isinstance(raw, dict) and S.UNSUPPORTED in raw:
                 self.unsupported[k] = self.unsupported_class(key, raw)
                 continue
-            out[k] = self.typed(key, self.sourced(key, raw), S.Field("float", **S.NONNEG))
+            out[k] = self.typed(key, self.sourced(key, raw), S.ALU_PRICE)
         if S.MATH_DEFAULT in self.unsupported:
             raise self.fail(f"alu_cycles.{S.MATH_DEFAULT}", "cannot be unsupported: it prices every "
                                                             "math builtin without its own entry")
@@ -392,7 +448,7 @@ class _Parser:
             key = f"{where}.{k}"
             if not (k == S.MATH_DEFAULT or is_opclass(k)):
                 raise self.fail(key, "unknown key; must be a trace opclass or a math_<builtin> name")
-            out[k] = self.typed(key, self.sourced(key, raw), S.Field("float", **S.NONNEG))
+            out[k] = self.typed(key, self.sourced(key, raw), S.ALU_PRICE)
         return out
 
     def pipes(self, table) -> dict[str, str]:

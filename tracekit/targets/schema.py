@@ -44,6 +44,9 @@ class Field:
     check: object = None        # callable(value) -> bool, None: type check only
     choices: tuple = ()         # for kind "str": allowed values
     doc: str = ""
+    #: Plausible range of a number (inclusive); None: the default for its name (:func:`bounds`).
+    lo: float | None = None
+    hi: float | None = None
 
 
 def positive(v) -> bool:
@@ -54,6 +57,34 @@ def non_negative(v) -> bool:
     return v >= 0 and math.isfinite(v)
 
 
+#: Bounds on every number of a target file, so that a typo (``1e300`` MHz, 10^12 compute units, a
+#: 1 PiB cache) is refused on load instead of overflowing or exhausting memory in the models.
+#: They are wide (well beyond any GPU tracekit models) and documented in docs/targets.md.
+#: By the key's name: the first matching suffix gives the largest value.
+SUFFIX_MAX = (("_bytes", 2**30), ("_cycles", 1e6), ("_ns", 1e9))
+#: Largest whole number and largest other number a key without a suffix rule takes.
+INT_MAX = 2**20
+FLOAT_MAX = 1e6
+#: Smallest value of a number that must be > 0 (a positive float this small is a typo).
+POSITIVE_MIN = 1e-6
+#: Largest target file read, and deepest nesting of tables and lists in it.
+FILE_MAX_BYTES = 1 << 20
+NESTING_MAX = 8
+
+
+def bounds(name: str, spec: Field) -> tuple[float | None, float | None]:
+    """The (lowest, highest) value key ``name`` accepts: the field's own, else by name and kind."""
+    if spec.kind not in ("int", "float", "int_list"):
+        return None, None
+    default = FLOAT_MAX if spec.kind == "float" else INT_MAX
+    hi = spec.hi if spec.hi is not None else next(
+        (m for suffix, m in SUFFIX_MAX if name.endswith(suffix)), default)
+    lo = spec.lo
+    if lo is None and spec.kind == "float" and spec.check is positive:
+        lo = POSITIVE_MIN
+    return lo, hi
+
+
 POS = dict(rule="must be > 0", check=positive)
 NONNEG = dict(rule="must be >= 0", check=non_negative)
 POW2 = dict(rule="must be a power of two > 0", check=_pow2)
@@ -62,9 +93,10 @@ POW2 = dict(rule="must be a power of two > 0", check=_pow2)
 #: ``assumptions`` and the identity strings are handled by the loader.
 TOP = {
     "compute_units": Field("int", doc="compute units (PowerVR USC, Adreno SP, Intel subslice, NVIDIA SM)",
-                           **POS),
-    "clock_mhz": Field("float", doc="shader clock the throughput numbers assume", **POS),
-    "transaction_bytes": Field("int", doc="coalescing granularity of a global memory request", **POW2),
+                           hi=2**16, **POS),
+    "clock_mhz": Field("float", doc="shader clock the throughput numbers assume", lo=1, hi=1e5, **POS),
+    "transaction_bytes": Field("int", doc="coalescing granularity of a global memory request", hi=4096,
+                               **POW2),
     "constant_loads": Field("str", required=False, choices=CONSTANT_PATHS,
                             rule=f"must be one of {', '.join(CONSTANT_PATHS)}",
                             doc="caches: constant loads go through [[caches]] like global ones (default); "
@@ -77,7 +109,7 @@ TOP = {
 IDENTITY = ("name", "vendor", "family", "description")
 
 SIMD = {
-    "width": Field("int", doc="lanes of the wave the replay uses", **POS),
+    "width": Field("int", doc="lanes of the wave the replay uses", hi=1024, **POS),
     "widths": Field("int_list", required=False, rule="all > 0 and must contain simd.width",
                     doc="widths the compiler may choose (default: [width])"),
     "pack_small_groups_up_to": Field("int", required=False, rule="must be >= 0 and < width",
@@ -100,11 +132,17 @@ SIMD = {
                                "a loop, whose loads go out together (default: batched_load_unroll)", **POS),
 }
 
+#: Largest cache level and longest line: the replay keeps a tag per line of every instance.
+CACHE_MAX_BYTES = 2**28
+LINE_MAX_BYTES = 4096
+#: Most cache lines of all levels and instances together (compute units x lines per instance).
+CACHE_LINES_MAX = 2**24
+
 CACHE = {
     "scope": Field("str", choices=SCOPES, rule=f"must be one of {', '.join(SCOPES)}",
                    doc="one instance per compute unit, or one shared by all"),
-    "size_bytes": Field("int", doc="capacity of one instance", **POS),
-    "line_bytes": Field("int", doc="line size", **POW2),
+    "size_bytes": Field("int", doc="capacity of one instance", hi=CACHE_MAX_BYTES, **POS),
+    "line_bytes": Field("int", doc="line size", lo=4, hi=LINE_MAX_BYTES, **POW2),
     "ways": Field("int", rule="must be > 0 and divide size_bytes / line_bytes", check=positive,
                   doc="associativity"),
     "sector_bytes": Field("int", required=False,
@@ -153,8 +191,9 @@ CACHE = {
 #: ``[constant_cache]``: the per-unit read-only cache that serves ``__constant`` loads
 #: (``constant_loads = "constant_cache"``); its misses are read from the level ``next``.
 CONSTANT_CACHE = {
-    "size_bytes": Field("int", doc="capacity of one instance (one per compute unit)", **POS),
-    "line_bytes": Field("int", doc="line size", **POW2),
+    "size_bytes": Field("int", doc="capacity of one instance (one per compute unit)", hi=CACHE_MAX_BYTES,
+                        **POS),
+    "line_bytes": Field("int", doc="line size", lo=4, hi=LINE_MAX_BYTES, **POW2),
     "ways": Field("int", rule="must be > 0 and divide size_bytes / line_bytes", check=positive,
                   doc="associativity"),
     "next": Field("str", rule="must name a level of [[caches]]",
@@ -163,8 +202,8 @@ CONSTANT_CACHE = {
 }
 
 LOCAL_MEMORY = {
-    "size_bytes": Field("int", doc="per compute unit", **NONNEG),
-    "banks": Field("int", doc="number of banks", **POS),
+    "size_bytes": Field("int", doc="per compute unit", hi=2**24, **NONNEG),
+    "banks": Field("int", doc="number of banks", hi=4096, **POS),
     "bank_width_bytes": Field("int", doc="bytes one bank serves per cycle", **POW2),
     "lanes_per_cycle": Field("int", doc="lanes of a wave served per cycle at best", **POS),
     "read_broadcast": Field("bool", required=False, doc="same-address reads in a bank do not conflict"),
@@ -175,9 +214,9 @@ LOCAL_MEMORY = {
 }
 
 DRAM = {
-    "bandwidth_gb_per_s": Field("float", doc="peak bandwidth, 1e9 bytes per second", **POS),
-    "latency_ns": Field("float", doc="load latency from memory (of one access on its own)", **POS),
-    "size_bytes": Field("int", required=False, doc="capacity (0: shared system memory)", **NONNEG),
+    "bandwidth_gb_per_s": Field("float", doc="peak bandwidth, 1e9 bytes per second", lo=1e-3, hi=1e5, **POS),
+    "latency_ns": Field("float", doc="load latency from memory (of one access on its own)", lo=1e-3, **POS),
+    "size_bytes": Field("int", required=False, doc="capacity (0: shared system memory)", hi=2**44, **NONNEG),
     "latency_tail_ns": Field("float", required=False,
                              doc="mean of the exponential part of latency_ns (0: fixed); a request of k "
                                  "scattered lines waits for the slowest of k", **NONNEG),
@@ -218,8 +257,8 @@ TEXTURE = {
 TEXTURE_CACHE = {
     "scope": Field("str", choices=("compute_unit",), rule="must be compute_unit",
                    doc="one instance per compute_units_per_instance compute units"),
-    "size_bytes": Field("int", doc="capacity of one instance", **POS),
-    "line_bytes": Field("int", doc="line size", **POW2),
+    "size_bytes": Field("int", doc="capacity of one instance", hi=CACHE_MAX_BYTES, **POS),
+    "line_bytes": Field("int", doc="line size", lo=4, hi=LINE_MAX_BYTES, **POW2),
     "ways": Field("int", rule="must be > 0 and divide size_bytes / line_bytes", check=positive,
                   doc="associativity"),
     "compute_units_per_instance": Field("int", required=False, doc="compute units sharing one instance "
@@ -308,6 +347,8 @@ IR_ROLE_FACTORS = {
 #: alu_cycles keys beyond the trace opclasses: the fallback for math_* builtins.
 MATH_DEFAULT = "math_default"
 ALU_RULE = "must be >= 0 (cycles one wave occupies its issuer per issue)"
+#: The field of one price in ``[alu_cycles]`` and ``[alu_cycles_fast_math]``.
+ALU_PRICE = Field("float", rule="must be >= 0", check=non_negative, hi=SUFFIX_MAX[1][1])
 #: An alu_cycles entry written ``{ unsupported = true, source = "..." }``: the target
 #: cannot execute the class at all (Adreno has no fp64), so it is not priced.
 UNSUPPORTED = "unsupported"

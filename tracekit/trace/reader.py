@@ -34,7 +34,9 @@ class Trace:
     """A trace v1 on disk (or in memory).  :func:`tracekit.open_trace` opens one from any input."""
 
     def __init__(self, path: str | os.PathLike, *, _tables: dict[str, pa.Table] | None = None):
-        self.path = Path(path)
+        from tracekit.arguments import check_path
+
+        self.path = Path(check_path("path", path))
         self._mem = _tables  # in-memory trace (CSV ingested on open, tests)
         if self._mem is None:
             check_input(self.path, kind="trace (.tkt directory or .parquet file)")

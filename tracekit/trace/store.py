@@ -234,7 +234,9 @@ class TraceWriter:
     """
 
     def __init__(self, path: str | os.PathLike, *, layout: str | None = None):
-        self.path = Path(path)
+        from tracekit.arguments import check_path
+
+        self.path = Path(check_path("path", path))
         self.layout = layout or ("parquet" if self.path.suffix == ".parquet" else "tkt")
         if self.layout not in ("parquet", "tkt"):
             raise TraceFormatError(f"unknown trace layout '{self.layout}' (expected tkt or parquet)")
@@ -386,6 +388,13 @@ def write_trace(path: str | os.PathLike, accesses: pa.Table, *, instructions: pa
                 launches: pa.Table | None = None, sites: pa.Table | None = None,
                 layout: str | None = None) -> Path:
     """Write whole in-memory tables as a trace (convenience for tests and notebooks)."""
+    from tracekit.arguments import ArgumentTypeError, check_path
+
+    check_path("path", path)
+    for name, table in (("accesses", accesses), ("instructions", instructions), ("launches", launches),
+                        ("sites", sites)):
+        if (table is not None or name == "accesses") and not isinstance(table, pa.Table):
+            raise ArgumentTypeError(f"{name} must be a pyarrow Table, got {type(table).__name__}")
     with TraceWriter(path, layout=layout) as w:
         w.write_accesses(accesses)
         if instructions is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -85,6 +86,11 @@ def _add(totals: dict[tuple, list[int]], table: pa.Table, keys: list[str]) -> No
 
 def summarize(trace: Trace, *, batch_size: int = 1 << 20) -> TraceSummary:
     """Stream the accesses once and tabulate them per launch and per (space, op)."""
+    from tracekit.arguments import ArgumentTypeError, check_trace
+
+    if isinstance(check_trace("trace", trace), (str, os.PathLike)):
+        raise ArgumentTypeError(f"trace must be a Trace, got the path {os.fspath(trace)!r}: open it first "
+                                "with tracekit.open_trace")
     per_launch: dict[tuple, list[int]] = {}
     per_space: dict[tuple, list[int]] = {}
     groups: dict[int, np.ndarray] = {}

@@ -34,6 +34,7 @@ from tracekit.trace.columns import (
     normalise_vocabulary,
     to_integer,
 )
+from tracekit.trace.counts import CountCheck
 from tracekit.trace.grouping import distinct_keys
 from tracekit.trace.reader import Trace
 from tracekit.trace.validate_images import check_image_columns
@@ -106,35 +107,6 @@ class _Collector:
         return errs, warns
 
 
-class _Launches:
-    """Per-launch limits as sorted arrays, looked up per row with searchsorted."""
-
-    def __init__(self, launches: pa.Table, out: _Collector):
-        ids = to_numpy(launches["launch"])
-        order = np.argsort(ids, kind="stable")
-        self.ids = ids[order]
-        local = np.array(launches["local_size"].to_pylist(), dtype=np.int64).reshape(-1, 3)[order]
-        glob = np.array(launches["global_size"].to_pylist(), dtype=np.int64).reshape(-1, 3)[order]
-        self.kernels = [launches["kernel"][int(i)].as_py() for i in order]
-        self.local_dims = local
-        self.items = local.prod(axis=1)
-        self.groups = (-(-glob // np.maximum(local, 1))).prod(axis=1)
-        dup = self.ids[1:][self.ids[1:] == self.ids[:-1]]
-        if len(dup):
-            out.add("duplicate-launch", f"launch {dup[0]} appears more than once", table="launches",
-                    column="launch", count=len(dup))
-        for i, (g, loc) in enumerate(zip(glob, local, strict=True)):
-            if (g < 1).any() or (loc < 1).any():
-                out.add("launch-size", f"launch {self.ids[i]} has a size below 1 (global {_dims(g)}, "
-                        f"local {_dims(loc)})", table="launches", column="local_size")
-
-    def lookup(self, launch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if not len(self.ids):
-            return np.zeros(len(launch), bool), np.zeros(len(launch), np.int64)
-        pos = np.minimum(np.searchsorted(self.ids, launch), len(self.ids) - 1)
-        return self.ids[pos] == launch, pos
-
-
 def _dims(d) -> str:
     return " x ".join(str(int(x)) for x in d)
 
@@ -167,13 +139,12 @@ def validate(trace: Trace | str | os.PathLike | Callable[[], Trace], *, path: st
 
 def check_trace(t: Trace, out: _Collector, report: ValidationReport, batch_size: int,
                 file_order: bool) -> None:
-    launches = _Launches(t.launches, out)
+    launches = CountCheck(t.launches, out.add, path=report.path)
     seen = _Seen()
     rows = _check_table(t, "accesses", launches, out, seen, batch_size, check_order=not file_order)
-    if rows == 0:
-        out.add("empty", "the trace has no accesses", column=None)
     report.counts = {"accesses": rows, "launches": t.launches.num_rows, "sites": t.sites.num_rows}
     report.counts["instructions"] = _check_table(t, "instructions", launches, out, None, batch_size)
+    launches.finish()
     _cross_checks(t, launches, seen, out)
 
 
@@ -195,7 +166,7 @@ class _Seen:
         self.kernel_site: set[tuple[str, int]] = set()
 
 
-def _check_table(t: Trace, table: str, launches: _Launches, out: _Collector, seen: _Seen | None,
+def _check_table(t: Trace, table: str, launches: CountCheck, out: _Collector, seen: _Seen | None,
                  batch_size: int, check_order: bool = True) -> int:
     required = [f.name for f in schema.TABLES[table] if not f.nullable]
     row0 = 0
@@ -209,6 +180,8 @@ def _check_table(t: Trace, table: str, launches: _Launches, out: _Collector, see
         good = _check_columns(batch, table, row0, out)
         if all(c in good for c in ("launch", "group", "item")):
             _check_ranges(good, table, row0, launches, out)
+        elif table == "accesses":
+            launches.total_rows += batch.num_rows
         if check_order and table == "accesses" and all(c in good for c in ("launch", "group", "item", "seq")):
             keys = [good[c] for c in ("launch", "group", "item", "seq")]
             i = first_unordered(keys, last)
@@ -291,34 +264,19 @@ def _check_opclass(col: pa.Array, row0: int, out: _Collector) -> None:
                 table="instructions", row=row0 + i + 1, column="opclass", count=pc.sum(mask).as_py())
 
 
-def _check_ranges(good: dict, table: str, row0: int, launches: _Launches, out: _Collector) -> None:
-    if not len(launches.ids):
-        return  # reported once, by _cross_checks
-    known, pos = launches.lookup(good["launch"])
-    if not known.all():
+def _check_ranges(good: dict, table: str, row0: int, launches: CountCheck, out: _Collector) -> None:
+    known, _ = launches.lookup(good["launch"])
+    if len(launches.ids) and not known.all():
         i = int(np.flatnonzero(~known)[0])
         out.add("unknown-launch", f"launch {good['launch'][i]} has no row in the launches table, so its "
                 "sizes are unknown", table=table, row=row0 + i + 1, column="launch",
                 count=int((~known).sum()), warning=True)
-    for col, limit, what in (("item", launches.items, "local size"),
-                             ("group", launches.groups, "number of work-groups")):
-        values = good[col]
-        if col == "item" and "items" in good:  # a run must end inside the work-group
-            values = values.astype(np.int64) + good["items"] - 1
-        over = known & (values >= limit[pos])
-        if over.any():
-            i = int(np.flatnonzero(over)[0])
-            p = pos[i]
-            shape = (f"{_dims(launches.local_dims[p])} = {limit[p]} items" if col == "item"
-                     else f"{limit[p]} work-groups")
-            out.add(f"{col}-range", f"{col} {values[i]} is outside launch {launches.ids[p]}'s {what} "
-                    f"({shape}); expected 0 to {limit[p] - 1}", table=table, row=row0 + i + 1, column=col,
-                    count=int(over.sum()))
+    launches.rows(table, row0, good["launch"], good["group"], good["item"], good.get("items"))
 
 
-def _cross_checks(t: Trace, launches: _Launches, seen: _Seen, out: _Collector) -> None:
+def _cross_checks(t: Trace, launches: CountCheck, seen: _Seen, out: _Collector) -> None:
     ids = set(launches.ids.tolist())
-    kernel_of = dict(zip(launches.ids.tolist(), launches.kernels, strict=True))
+    kernel_of = {lid: x.kernel for lid, x in launches.by_id.items()}
     for launch, kernel in sorted(seen.launch_kernel):
         if launch in ids and kernel_of[launch] != kernel:
             out.add("kernel-mismatch", f"launch {launch} is kernel '{kernel_of[launch]}' in the launches "
