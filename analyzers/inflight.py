@@ -128,6 +128,31 @@ def _depths(ex, is_mem, is_load, count, base, shift, stream_units, depth, req_wa
             lines_out[row, r] = max(n, np.int64(1))
 
 
+@njit(cache=True)
+def _sorted_step_depths(key, srt, far, lines, steps, step_lines):
+    """:func:`step_depths` of one row, from the requests' step keys and an order ``srt`` that
+    sorts them: each step adds 1 to ``steps`` and its lines to ``step_lines`` at its farthest
+    level (the lines of its requests that reached it)."""
+    i = 0
+    n = srt.shape[0]
+    while i < n:
+        k = key[srt[i]]
+        top = np.int64(-1)
+        total = np.int64(0)
+        j = i
+        while j < n and key[srt[j]] == k:
+            f = np.int64(far[srt[j]])
+            if f > top:
+                top = f
+                total = 0
+            if f == top:
+                total += lines[srt[j]]
+            j += 1
+        steps[top] += 1
+        step_lines[top] += total
+        i = j
+
+
 def step_depths(far: np.ndarray, lines: np.ndarray, step_key: np.ndarray, levels: int):
     """Steps by the farthest level one of their requests reached, and their lines from it.
 
@@ -170,20 +195,55 @@ class FillTracker:
         self._depth_counts: np.ndarray | None = None
         self._depth_lines: np.ndarray | None = None
         self._depth_ok = True
+        #: the tallies of a chunk replayed in windows, counted when it ends (None: not deferred)
+        self._deferred: list | None = None
 
-    def add(self, ex, is_load, units, unit_ptr, cu_of_req, req_wave, wave_vgroup, rq_site) -> None:
+    @staticmethod
+    def iterations(req_wave, rq_site) -> np.ndarray:
+        """Per request of one chunk (requests of a wave consecutive): how many earlier requests of
+        its wave were of its site, capped to 24 bits (int32).  It needs every request of a wave,
+        so a chunk replayed in windows takes it from the whole chunk first."""
+        occ = occurrences(req_wave, rq_site, int(rq_site.max()) if rq_site.size else 0)
+        return np.minimum(occ, (1 << 24) - 1).astype(np.int32)
+
+    def steps(self, req_wave, wave_vgroup, occ) -> tuple[np.ndarray, np.ndarray]:
+        """Per request: its step for the fill scan (round and iteration ``occ``) and its step key
+        (wave and iteration, for :func:`step_depths`)."""
+        occ = occ.astype(np.int64)
+        step_key = (req_wave.astype(np.int64) << 24) | occ  # (wave, k)
+        step = ((wave_vgroup[req_wave] // self.compute_units).astype(np.int64) << 24) | occ
+        return step, step_key
+
+    def add(self, ex, is_load, units, unit_ptr, cu_of_req, req_wave, wave_vgroup, rq_site,
+            steps: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         """One chunk: requests in execution order ``ex``; ``units``/``unit_ptr`` the cache units of
-        each request (ascending), ``wave_vgroup`` the (launch-wide) virtual group of each wave."""
+        each request (ascending), ``wave_vgroup`` the (launch-wide) virtual group of each wave.
+        ``steps`` (from :meth:`steps`) is given where the chunk is a window of a larger one."""
         self._req_wait = np.zeros(len(is_load), np.int8)
         self._step_key = None
         if not is_load.any():
             return
-        occ = occurrences(req_wave, rq_site, int(rq_site.max()) if rq_site.size else 0)
-        self._step_key = (req_wave.astype(np.int64) << 24) | np.minimum(occ, (1 << 24) - 1)  # (wave, k)
-        rnd = wave_vgroup[req_wave] // self.compute_units
-        step = (rnd << 24) | np.minimum(occ, (1 << 24) - 1)
-        _scan(ex, is_load, units, unit_ptr, cu_of_req.astype(np.int64), step.astype(np.int64),
+        step, self._step_key = steps if steps is not None else \
+            self.steps(req_wave, wave_vgroup, self.iterations(req_wave, rq_site))
+        _scan(ex, is_load, units, unit_ptr, cu_of_req.astype(np.int64), step.astype(np.int64, copy=False),
               self.line_shift, self._seen, self._out, self._req_wait)
+
+    def defer_depths(self) -> None:
+        """Keep the depth tallies of the windows that follow until :meth:`settle_depths`: a step
+        (one wave's k-th issue) can span windows, and it is counted once, at its slowest request."""
+        self._deferred = []
+
+    def settle_depths(self) -> None:
+        """Count the steps of the windows kept since :meth:`defer_depths`."""
+        parts, self._deferred = self._deferred, None
+        if not parts or self._depth_counts is None:
+            return
+        key = np.concatenate([p[2] for p in parts])
+        srt = np.argsort(key, kind="stable")
+        for row in range(self._depth_counts.shape[0]):
+            far = np.concatenate([p[0][row] for p in parts])
+            lines = np.concatenate([p[1][row] for p in parts])
+            _sorted_step_depths(key, srt, far, lines, self._depth_counts[row], self._depth_lines[row])
 
     def add_depths(self, ex, is_mem, is_load, count, stream_units, depth, levels: int,
                    texture_far=None, texture_levels: int = 0) -> None:
@@ -206,6 +266,11 @@ class FillTracker:
         base = texture_far if texture_far is not None else np.full(len(is_mem), -1, np.int64)
         _depths(ex, is_mem, is_load, count.astype(np.int64, copy=False), base, texture_levels, stream_units,
                 depth, self._req_wait, self.line_shift, levels, far, lines)
+        if self._deferred is not None:  # a window: only its load requests' tallies are kept
+            sel = far[0] >= 0
+            self._deferred.append((far[:, sel].astype(np.int16), lines[:, sel].astype(np.int32),
+                                   self._step_key[sel]))
+            return
         steps, step_lines = step_depths(far, lines, self._step_key, total)
         self._depth_counts += steps
         self._depth_lines += step_lines

@@ -1,0 +1,170 @@
+"""Benchmark: peak memory and time of `tracekit analyze` on launches of hostile shapes.
+
+The replay cuts a launch between rounds of work-groups, never inside one, so a work-item
+that issues millions of accesses (or a round of waves with one lane each) is a single
+huge chunk.  Memory must still grow at most linearly with the accesses, at a small
+constant.  For each access count this writes (with ``TraceWriter``, batch by batch, so
+the generator holds no trace) one trace per shape:
+
+* ``one-item``: one work-group of one work-item issuing every load, sequential addresses;
+* ``one-item-strided``: the same with one 128-byte line per load;
+* ``one-lane-groups``: one-item work-groups of four loads each (a request per access);
+* ``well-shaped``: 64-item work-groups of four loads per item (the reference),
+
+and runs ``tracekit analyze T -t TARGET -f json`` on each in its own process, measuring
+wall time and the child's own peak RSS (``os.wait4``).  A 1,000-access trace gives the
+baseline (interpreter, libraries, compiled kernels).  Printed per shape: peak RSS, bytes
+per access above the baseline, seconds, and the ratio to the well-shaped trace of the
+same count measured in the same run.
+
+Prints one ``RESULT`` line (see bench/README.md).  Budget: every shape at most 200 bytes
+per access above the baseline at the largest count.
+
+``--write SHAPE N PATH`` and ``--child PATH TARGET`` are the two halves of one
+measurement, used by the tests too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+SHAPES = ("one-item", "one-item-strided", "one-lane-groups", "well-shaped")
+BYTES_PER_ACCESS_BUDGET = 200
+BATCH = 1 << 20
+
+
+def _codes(value: str, n: int) -> pa.DictionaryArray:
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([value]))
+
+
+def _batch(shape: str, lo: int, hi: int) -> pa.Table:
+    """Rows ``lo:hi`` of a trace of the given shape (canonical order, one launch, one site)."""
+    k = np.arange(lo, hi, dtype=np.int64)
+    n = hi - lo
+    if shape in ("one-item", "one-item-strided"):
+        group, item, seq = np.zeros(n, np.int64), np.zeros(n, np.int32), k
+        address = 0x10000 + k * (128 if shape == "one-item-strided" else 4)
+    elif shape == "one-lane-groups":
+        group, item, seq = k // 4, np.zeros(n, np.int32), k % 4
+        address = 0x10000 + 4 * k
+    else:  # well-shaped: 64 items x 4 loads per group
+        group, item, seq = k // 256, ((k % 256) // 4).astype(np.int32), k % 4
+        address = 0x10000 + 4 * ((group * 64 + item) * 4 + seq)
+    return pa.table({
+        "kernel": _codes("k", n), "launch": np.zeros(n, np.int32), "group": group, "item": item,
+        "site": np.zeros(n, np.int32), "seq": seq, "space": _codes("global", n), "op": _codes("load", n),
+        "address": address.astype(np.uint64), "size": np.full(n, 4, np.uint16),
+        "buffer": np.zeros(n, np.int32)})
+
+
+def write(shape: str, accesses: int, path: Path) -> None:
+    """Write a trace of ``accesses`` accesses of ``shape`` to ``path`` (single-file layout)."""
+    from tracekit.trace.store import TraceWriter, conform
+
+    if shape == "one-item" or shape == "one-item-strided":
+        groups, local = 1, 1
+    elif shape == "one-lane-groups":
+        groups, local = -(-accesses // 4), 1
+    else:
+        groups, local = -(-accesses // 256), 64
+    with TraceWriter(path) as w:
+        for lo in range(0, accesses, BATCH):
+            w.write_accesses(_batch(shape, lo, min(accesses, lo + BATCH)))
+        w.set_launches(conform(pa.table({
+            "kernel": ["k"], "launch": pa.array([0], pa.int32()), "global_size": [[groups * local, 1, 1]],
+            "local_size": [[local, 1, 1]], "local_mem_bytes": [0]}), "launches"))
+        w.set_sites(conform(pa.table({"kernel": ["k"], "site": pa.array([0], pa.int32()), "opcode": ["load"],
+                                      "file": ["k.cl"], "line": pa.array([1], pa.int32())}), "sites"))
+
+
+def child(path: Path, target: str) -> None:
+    """The measured process: ``tracekit analyze`` in-process, report beside the trace."""
+    from tracekit.cli import main
+
+    try:
+        main(["analyze", str(path), "-t", target, "-f", "json", "-o", str(path.with_suffix(".json"))])
+    except SystemExit as exc:
+        if exc.code:
+            raise
+
+
+def _run(*args: str) -> tuple[float, float]:
+    """Run this script with ``args`` in a child; (wall seconds, the child's own peak RSS in MB)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, __file__, *args], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"child {' '.join(args)} failed:\n{err}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def measure(shape: str, accesses: int, target: str, tmp: Path) -> tuple[float, float]:
+    path = tmp / f"{shape}-{accesses}.parquet"
+    _run("--write", shape, str(accesses), str(path))
+    try:
+        return _run("--child", str(path), target)
+    finally:
+        path.unlink()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--accesses", default="3e5,1e6,3e6", help="comma-separated access counts")
+    ap.add_argument("--shapes", default=",".join(SHAPES))
+    ap.add_argument("--target", default="adreno-640")
+    ap.add_argument("--write", nargs=3, metavar=("SHAPE", "N", "PATH"), help=argparse.SUPPRESS)
+    ap.add_argument("--child", nargs=2, metavar=("PATH", "TARGET"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.write:
+        return write(args.write[0], int(float(args.write[1])), Path(args.write[2]))
+    if args.child:
+        return child(Path(args.child[0]), args.child[1])
+    counts = [int(float(x)) for x in args.accesses.split(",")]
+    shapes = [s for s in args.shapes.split(",") if s]
+    if "well-shaped" not in shapes:
+        shapes.append("well-shaped")
+    tmp = Path(tempfile.mkdtemp(prefix="bench_hostile."))
+    try:
+        _, base = measure("well-shaped", 1000, args.target, tmp)
+        print(f"baseline (1,000 accesses): peak RSS {base:.0f} MB   target {args.target}")
+        print(f"{'shape':18} {'accesses':>11} {'peak MB':>8} {'B/access':>9} {'seconds':>8} "
+              f"{'RSS vs well':>12}")
+        worst, last = 0.0, {}
+        for n in counts:
+            rows = {s: measure(s, n, args.target, tmp) for s in shapes}
+            well = rows["well-shaped"][1]
+            for s in shapes:
+                wall, peak = rows[s]
+                per = (peak - base) * 1e6 / n
+                print(f"{s:18} {n:>11,} {peak:>8.0f} {per:>9.0f} {wall:>8.1f} {peak / well:>12.2f}")
+                if n == counts[-1]:
+                    worst = max(worst, per)
+                    last[s] = (wall, peak)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    n = counts[-1]
+    well_wall, well_peak = last["well-shaped"]
+    one_wall, one_peak = last.get("one-item", last["well-shaped"])
+    print(f"RESULT name=hostile accesses={n} baseline_rss_mb={base:.0f} well_rss_mb={well_peak:.0f} "
+          f"one_item_rss_mb={one_peak:.0f} one_item_rss_vs_well={one_peak / well_peak:.2f} "
+          f"one_item_s={one_wall:.1f} well_s={well_wall:.1f} worst_bytes_per_access={worst:.0f} "
+          f"within_budget={'yes' if worst <= BYTES_PER_ACCESS_BUDGET else 'no'}")
+
+
+if __name__ == "__main__":
+    main()
