@@ -20,6 +20,9 @@ same count measured in the same run.
 Prints one ``RESULT`` line (see bench/README.md).  Budget: every shape at most 200 bytes
 per access above the baseline at the largest count.
 
+It also times ``tracekit info --json`` and ``validate`` on a trace of 100,000 one-access
+launches (``--launches``) against one launch of as many accesses.
+
 ``--write SHAPE N PATH`` and ``--child PATH TARGET`` are the two halves of one
 measurement, used by the tests too.
 """
@@ -41,6 +44,8 @@ import pyarrow as pa
 SHAPES = ("one-item", "one-item-strided", "one-lane-groups", "well-shaped")
 BYTES_PER_ACCESS_BUDGET = 200
 BATCH = 1 << 20
+#: Accesses of the many-launches traces (``info`` and ``validate`` are timed on them).
+LAUNCH_ACCESSES = 100_000
 
 
 def _codes(value: str, n: int) -> pa.DictionaryArray:
@@ -67,6 +72,25 @@ def _batch(shape: str, lo: int, hi: int) -> pa.Table:
         "buffer": np.zeros(n, np.int32)})
 
 
+def write_launches(launches: int, path: Path) -> None:
+    """A trace of ``launches`` one-access launches of 1,000 kernels (``--launches 1`` gives the
+    reference: one launch with as many accesses)."""
+    from tracekit.trace.store import conform, write_trace
+
+    n = LAUNCH_ACCESSES
+    launch = (np.arange(n) * launches // n).astype(np.int32)
+    names = np.char.add("kernel_", (np.arange(launches) % 1000).astype(str))
+    acc = _batch("one-lane-groups", 0, n)
+    acc = acc.set_column(acc.schema.get_field_index("launch"), "launch", pa.array(launch))
+    acc = acc.set_column(acc.schema.get_field_index("kernel"), "kernel",
+                         pa.array(names[launch]).dictionary_encode())
+    dims = pa.array([[1, 1, 1]] * launches, pa.list_(pa.int64(), 3))
+    table = conform(pa.table({"kernel": names, "launch": np.arange(launches, dtype=np.int32),
+                              "global_size": dims, "local_size": dims,
+                              "local_mem_bytes": np.zeros(launches, np.int64)}), "launches")
+    write_trace(path, conform(acc, "accesses"), launches=table)
+
+
 def write(shape: str, accesses: int, path: Path) -> None:
     """Write a trace of ``accesses`` accesses of ``shape`` to ``path`` (single-file layout)."""
     from tracekit.trace.store import TraceWriter, conform
@@ -88,14 +112,31 @@ def write(shape: str, accesses: int, path: Path) -> None:
 
 
 def child(path: Path, target: str) -> None:
-    """The measured process: ``tracekit analyze`` in-process, report beside the trace."""
+    """The measured process: ``tracekit analyze`` in-process, report beside the trace (with a
+    target of ``info`` or ``validate``, that command instead, its output dropped)."""
+    import contextlib
+
     from tracekit.cli import main
 
+    args = (["info", "--json", str(path)] if target == "info" else ["validate", str(path)]
+            if target == "validate" else
+            ["analyze", str(path), "-t", target, "-f", "json", "-o", str(path.with_suffix(".json"))])
     try:
-        main(["analyze", str(path), "-t", target, "-f", "json", "-o", str(path.with_suffix(".json"))])
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+            main(args)
     except SystemExit as exc:
         if exc.code:
             raise
+
+
+def measure_launches(launches: int, tmp: Path) -> dict[str, tuple[float, float]]:
+    """``info --json`` and ``validate`` on a trace of ``launches`` launches: (seconds, peak MB) each."""
+    path = tmp / f"launches-{launches}.parquet"
+    _run("--write-launches", str(launches), str(path))
+    try:
+        return {cmd: _run("--child", str(path), cmd) for cmd in ("info", "validate")}
+    finally:
+        path.unlink()
 
 
 def _run(*args: str) -> tuple[float, float]:
@@ -127,11 +168,16 @@ def main() -> None:
     ap.add_argument("--accesses", default="3e5,1e6,3e6", help="comma-separated access counts")
     ap.add_argument("--shapes", default=",".join(SHAPES))
     ap.add_argument("--target", default="adreno-640")
+    ap.add_argument("--launches", type=int, default=100_000,
+                    help="launches of the trace info and validate are timed on (0: skip)")
     ap.add_argument("--write", nargs=3, metavar=("SHAPE", "N", "PATH"), help=argparse.SUPPRESS)
+    ap.add_argument("--write-launches", nargs=2, metavar=("N", "PATH"), help=argparse.SUPPRESS)
     ap.add_argument("--child", nargs=2, metavar=("PATH", "TARGET"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.write:
         return write(args.write[0], int(float(args.write[1])), Path(args.write[2]))
+    if args.write_launches:
+        return write_launches(int(float(args.write_launches[0])), Path(args.write_launches[1]))
     if args.child:
         return child(Path(args.child[0]), args.child[1])
     counts = [int(float(x)) for x in args.accesses.split(",")]
@@ -155,6 +201,14 @@ def main() -> None:
                 if n == counts[-1]:
                     worst = max(worst, per)
                     last[s] = (wall, peak)
+        many = {}
+        if args.launches:
+            one = measure_launches(1, tmp)
+            many = measure_launches(args.launches, tmp)
+            print(f"\n{LAUNCH_ACCESSES:,} accesses in 1 launch vs in {args.launches:,} launches:")
+            for cmd in ("info", "validate"):
+                print(f"  {cmd:9} {one[cmd][0]:6.1f} s {one[cmd][1]:6.0f} MB   vs   "
+                      f"{many[cmd][0]:6.1f} s {many[cmd][1]:6.0f} MB")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     n = counts[-1]
@@ -163,7 +217,9 @@ def main() -> None:
     print(f"RESULT name=hostile accesses={n} baseline_rss_mb={base:.0f} well_rss_mb={well_peak:.0f} "
           f"one_item_rss_mb={one_peak:.0f} one_item_rss_vs_well={one_peak / well_peak:.2f} "
           f"one_item_s={one_wall:.1f} well_s={well_wall:.1f} worst_bytes_per_access={worst:.0f} "
-          f"within_budget={'yes' if worst <= BYTES_PER_ACCESS_BUDGET else 'no'}")
+          + (f"info_{args.launches}_launches_s={many['info'][0]:.1f} "
+             f"validate_{args.launches}_launches_s={many['validate'][0]:.1f} " if many else "")
+          + f"within_budget={'yes' if worst <= BYTES_PER_ACCESS_BUDGET else 'no'}")
 
 
 if __name__ == "__main__":

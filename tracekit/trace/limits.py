@@ -13,7 +13,7 @@ from tracekit.errors import TraceFormatError
 
 #: Launches in one trace (rows of ``launches``, or distinct launch ids of ``accesses``).
 MAX_LAUNCHES = 100_000
-#: Distinct kernel names in one trace (``launches``, ``sites``, or the names ``accesses`` uses).
+#: Distinct kernel names in one trace (``launches``, or the dictionary of an ``accesses`` batch).
 MAX_KERNEL_NAMES = 10_000
 #: Granules one launch's footprint may describe, all buffers together: 2^28 granules are
 #: 8 GiB of buffers at the recorder's 32-byte granules (256 MiB of flags in memory).
