@@ -28,6 +28,8 @@ from tracekit.errors import TraceFormatError
 from tracekit.trace import limits
 
 GRANULE_BYTES = 32
+#: Bytes a bitmap may hold beyond what its granules need (a writer that packs whole words).
+_SLACK_BYTES = 64
 ENCODING = "zlib+base64, little-endian bit order"
 
 
@@ -87,19 +89,21 @@ def _pack(bits: np.ndarray) -> str:
 def _unpack(text, granules: int, where: str) -> np.ndarray:
     """The flags of ``granules`` granules from a packed bitmap.
 
-    The bitmap is inflated with a cap of the bytes the buffer's granules need, so a small
-    compressed text that would inflate to gigabytes is refused before it is allocated.
+    The bitmap is inflated with a cap of the bytes the buffer's granules need (and a few
+    more), so a small compressed text that would inflate to gigabytes is refused before it
+    is allocated.
     """
     need = -(-granules // 8)
+    cap = need + _SLACK_BYTES
     try:
         inflate = zlib.decompressobj()
-        raw = inflate.decompress(base64.b64decode(text, validate=True), need)
+        raw = inflate.decompress(base64.b64decode(text, validate=True), cap)
         over = bool(inflate.unconsumed_tail) or (not inflate.eof and bool(inflate.decompress(b"", 1)))
     except Exception as exc:  # binascii.Error, zlib.error, TypeError
         raise TraceFormatError(f"{where}: not a {ENCODING} bitmap ({exc})") from None
     if over:
-        raise TraceFormatError(f"{where}: the bitmap inflates past the {need:,} bytes the buffer's "
-                               f"{granules:,} granules need; refused before inflating it "
+        raise TraceFormatError(f"{where}: the bitmap inflates past {cap:,} bytes, where the buffer's "
+                               f"{granules:,} granules need {need:,}; refused before inflating it "
                                "(docs/trace-format.md, Limits)")
     if not inflate.eof:
         raise TraceFormatError(f"{where}: not a {ENCODING} bitmap (the compressed data is cut short)")
