@@ -28,10 +28,7 @@ scaled to the launch like the replay's other counts.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
-
-_KEY = types.int64
+from numba import njit
 
 
 @njit(cache=True)
@@ -55,14 +52,38 @@ def occurrences(req_wave, rq_site, max_site):
 
 
 @njit(cache=True)
-def _scan(ex, is_load, units, unit_ptr, cu_of_req, step, line_shift, seen, out, req_wait):
+def _slot(keys, u):
+    """Where unit ``u`` is, or goes, in the open-addressing table ``keys`` (-1: empty slot)."""
+    mask = keys.shape[0] - 1
+    h = (u * 0x9E3779B97F4A7C15) & mask
+    while keys[h] != -1 and keys[h] != u:
+        h = (h + 1) & mask
+    return h
+
+
+@njit(cache=True)
+def _rehash_seen(keys, values, new_keys, new_values):
+    for h in range(keys.shape[0]):
+        if keys[h] != -1:
+            p = _slot(new_keys, keys[h])
+            new_keys[p] = keys[h]
+            new_values[p] = values[h]
+
+
+@njit(cache=True)
+def _scan(ex, is_load, units, unit_ptr, cu_of_req, step, line_shift, keys, values, used, out, req_wait):
     """Walk the load requests in execution order; ``out`` += [requests, lines, waits on the same
     compute unit, waits on another compute unit]; ``req_wait[r]`` = 1 where request ``r`` has a
-    unit that waits for a fill."""
+    unit that waits for a fill.  ``keys``/``values`` is the table of units seen (the step and
+    compute unit of each one's first load), ``used[0]`` its entries.  Returns how many requests
+    of ``ex`` were walked: fewer than all when the table must grow first (at most half full)."""
+    cap = keys.shape[0]
     for q in range(ex.shape[0]):
         r = ex[q]
         if not is_load[r]:
             continue
+        if 2 * (used[0] + unit_ptr[r + 1] - unit_ptr[r]) > cap:
+            return q
         out[0] += 1
         last = np.int64(-1)
         cu = cu_of_req[r]
@@ -73,15 +94,20 @@ def _scan(ex, is_load, units, unit_ptr, cu_of_req, step, line_shift, seen, out, 
             if line != last:
                 out[1] += 1
                 last = line
-            v = seen.get(u, np.int64(-1))
-            if v < 0:
-                seen[u] = (st << 16) | cu
-            elif (v >> 16) == st:
+            h = _slot(keys, u)
+            if keys[h] != u:
+                keys[h] = u
+                values[h] = (st << 16) | cu
+                used[0] += 1
+                continue
+            v = values[h]
+            if (v >> 16) == st:
                 req_wait[r] = 1
                 if (v & 0xFFFF) == cu:
                     out[2] += 1
                 else:
                     out[3] += 1
+    return ex.shape[0]
 
 
 @njit(cache=True)
@@ -187,7 +213,11 @@ class FillTracker:
     def __init__(self, line_bytes: int, compute_units: int):
         self.line_shift = int(line_bytes).bit_length() - 1
         self.compute_units = max(1, int(compute_units))
-        self._seen = Dict.empty(key_type=_KEY, value_type=_KEY)
+        # units seen so far (open addressing, -1 empty) -> step << 16 | compute unit of the first
+        # load: 16 bytes a slot, where a typed dictionary takes several times that per unit
+        self._keys = np.full(1 << 12, -1, np.int64)
+        self._values = np.zeros(1 << 12, np.int64)
+        self._used = np.zeros(1, np.int64)
         self._out = np.zeros(4, np.int64)
         self._req_wait = np.zeros(0, np.int8)
         #: load requests by the farthest level their data came from (index = level, last = DRAM)
@@ -225,8 +255,22 @@ class FillTracker:
             return
         step, self._step_key = steps if steps is not None else \
             self.steps(req_wave, wave_vgroup, self.iterations(req_wave, rq_site))
-        _scan(ex, is_load, units, unit_ptr, cu_of_req.astype(np.int64), step.astype(np.int64, copy=False),
-              self.line_shift, self._seen, self._out, self._req_wait)
+        cus, step = cu_of_req.astype(np.int64), step.astype(np.int64, copy=False)
+        done = 0
+        while done < len(ex):
+            done += _scan(ex[done:], is_load, units, unit_ptr, cus, step, self.line_shift, self._keys,
+                          self._values, self._used, self._out, self._req_wait)
+            if done < len(ex):
+                self._grow(int(unit_ptr[ex[done] + 1] - unit_ptr[ex[done]]))
+
+    def _grow(self, more: int) -> None:
+        """Double the table of units seen until ``more`` new ones fit at most half full."""
+        cap = self._keys.shape[0]
+        while 2 * (int(self._used[0]) + more) > cap:
+            cap *= 2
+        keys, values = np.full(cap, -1, np.int64), np.zeros(cap, np.int64)
+        _rehash_seen(self._keys, self._values, keys, values)
+        self._keys, self._values = keys, values
 
     def defer_depths(self) -> None:
         """Keep the depth tallies of the windows that follow until :meth:`settle_depths`: a step

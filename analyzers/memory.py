@@ -47,8 +47,10 @@ _COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address
 _ADDR_MASK = np.uint64((1 << 63) - 1)
 _NO_LANES = np.empty(0, np.int32)
 #: A chunk of more rows than this (whole rounds of work-groups cannot be cut, however many
-#: accesses they issue) is replayed in windows of its execution order of :data:`WINDOW_ROWS`
-#: rows each, which bounds the per-request arrays whatever the shape of the launch.
+#: accesses they issue), or of more requests than :data:`WINDOW_ROWS` (waves of one lane make
+#: a request per access), is replayed in windows of its execution order of about
+#: :data:`WINDOW_ROWS` rows each, which bounds the per-request arrays whatever the shape of
+#: the launch.
 WINDOWED_FROM = 1 << 21
 WINDOW_ROWS = 1 << 17
 _SITE_COLS = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved",

@@ -78,15 +78,19 @@ def write_launches(launches: int, path: Path) -> None:
     from tracekit.trace.store import conform, write_trace
 
     n = LAUNCH_ACCESSES
-    launch = (np.arange(n) * launches // n).astype(np.int32)
+    per = n // launches  # accesses per launch: one-item groups of four loads
+    k = np.arange(per * launches)
+    launch = (k // per).astype(np.int32)
     names = np.char.add("kernel_", (np.arange(launches) % 1000).astype(str))
-    acc = _batch("one-lane-groups", 0, n)
-    acc = acc.set_column(acc.schema.get_field_index("launch"), "launch", pa.array(launch))
-    acc = acc.set_column(acc.schema.get_field_index("kernel"), "kernel",
-                         pa.array(names[launch]).dictionary_encode())
-    dims = pa.array([[1, 1, 1]] * launches, pa.list_(pa.int64(), 3))
+    acc = _batch("one-lane-groups", 0, len(k))
+    for name, values in (("launch", pa.array(launch)), ("group", pa.array((k % per) // 4)),
+                         ("seq", pa.array((k % per) % 4)),
+                         ("kernel", pa.array(names[launch]).dictionary_encode())):
+        acc = acc.set_column(acc.schema.get_field_index(name), name, values)
+    dims = pa.array([[-(-per // 4), 1, 1]] * launches, pa.list_(pa.int64(), 3))
+    ones = pa.array([[1, 1, 1]] * launches, pa.list_(pa.int64(), 3))
     table = conform(pa.table({"kernel": names, "launch": np.arange(launches, dtype=np.int32),
-                              "global_size": dims, "local_size": dims,
+                              "global_size": dims, "local_size": ones,
                               "local_mem_bytes": np.zeros(launches, np.int64)}), "launches")
     write_trace(path, conform(acc, "accesses"), launches=table)
 
