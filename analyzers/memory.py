@@ -243,6 +243,17 @@ def _chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tupl
         yield from _cut(buf, block_of, chunk_rows, done=True)
 
 
+def _trim_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc), after the many window-sized
+    arrays of a windowed chunk: freed, they would stay resident and add to the next replay's
+    peak (the what-if replays of the same launch follow at once)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to do
+        pass
+
+
 def _release_batches() -> None:
     """Hand the memory of the Arrow batches just joined back to the system: Arrow's allocator
     keeps freed pages for reuse, which a huge work-group's replay would hold on top of its copy."""
@@ -466,6 +477,7 @@ class _LaunchReplay:
                 self.h.continuing = False
         if self.fills is not None:
             self.fills.settle_depths()
+        _trim_heap()
 
     def _replay_windows(self, c, lane, order, req_ptr, req_wave, wave_vg, ex, cu_of_req, occ, bounds) -> None:
         """The windows ``ex[bounds[k]:bounds[k + 1]]`` one after the other (see :meth:`_add_windows`)."""
