@@ -137,3 +137,29 @@ def test_one_work_item_with_a_million_loads_peaks_like_a_well_shaped_launch(tmp_
     hostile = _analysis_peak_mb("one-item", 1_000_000, tmp_path)
     shaped = _analysis_peak_mb("well-shaped", 1_000_000, tmp_path)
     assert hostile < 1.2 * shaped, (hostile, shaped)
+
+
+@pytest.mark.parametrize("items", [1, 7])
+def test_a_what_if_head_stays_within_its_budget_inside_a_huge_work_group(tmp_path, items):
+    """A what-if replays a head of whole work-groups; when the first one alone is over the
+    budget, the head is its first whole work-items (or the first accesses of its first item),
+    not the whole work-group copied into frames."""
+    from analyzers.geometry import launch_geometries
+    from analyzers.whatif.replay import head_of_launch
+    from tracekit.formats import open_trace
+    from tracekit.trace.store import write_trace
+
+    n = 60_000
+    per = n // items
+    k = np.arange(n)
+    table = _table(np.zeros(n), k // per, np.zeros(n), "global", "load", 0x10000 + 4 * k)
+    table = table.set_column(table.schema.get_field_index("seq"), "seq", pa.array(k % per))
+    launches = conform(pa.table({"kernel": ["k"], "launch": pa.array([0], pa.int32()),
+                                 "global_size": [[items, 1, 1]], "local_size": [[items, 1, 1]],
+                                 "local_mem_bytes": [0]}), "launches")
+    trace = open_trace(write_trace(tmp_path / "t.parquet", table, launches=launches))
+    (geo,), _ = launch_geometries(trace)
+    head = head_of_launch(trace, geo, max_accesses=20_000)
+    rows = len(head.accesses)
+    assert 0 < rows <= 20_000
+    assert rows == (20_000 if items == 1 else 2 * per)  # whole work-items where there are several

@@ -161,6 +161,8 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
         last_group = t.column("group")[-1].as_py()
     table = pa.concat_tables(parts) if parts else store.conform(pa.table({}), "accesses")
     parts = None
+    if table.num_rows > max_accesses and table.column("group")[max_accesses] == table.column("group")[0]:
+        table = _head_of_group([table], table.num_rows, 0, max_accesses)[0][0]  # one huge first group
     acc = table.to_pandas()
     del table
     for c in ("kernel", "space", "op"):
