@@ -149,6 +149,19 @@ class CacheHierarchy:
         return cls(target.caches, target.compute_units, **kw)
 
     @property
+    def continuing(self) -> bool:
+        """Whether the next :meth:`access` continues the stream of the last one.
+
+        By default each call starts a stream of its own (the just-loaded unit and the
+        sectors in flight are forgotten between calls); a replay that cuts one stream into
+        several calls sets this so the pieces give what the whole would."""
+        return bool(self._clock[1])
+
+    @continuing.setter
+    def continuing(self, on: bool) -> None:
+        self._clock[1] = int(bool(on))
+
+    @property
     def first_unit_bytes(self) -> int:
         """Bytes of the first level's unit of hit and miss (sector or line)."""
         return 1 << self._geoms[0].unit_bits
@@ -165,7 +178,10 @@ class CacheHierarchy:
     def reset(self) -> None:
         """Empty every level and zero the counters."""
         self._states = tuple(self._empty_state(g) for g in self._geoms)
-        self._clock = np.zeros(1, dtype=np.int64)
+        # the LRU clock, then whether a call continues the last one's stream and the stream
+        # state the kernel carries from one access to the next (last unit and compute unit,
+        # the sectors the last miss fetched): see :attr:`continuing`
+        self._clock = np.zeros(7, dtype=np.int64)
         self._stats = np.zeros((len(self.levels), 5), dtype=np.int64)
         self._dram = np.zeros(2, dtype=np.int64)
 

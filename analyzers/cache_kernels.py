@@ -413,6 +413,12 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, firsts
     pf_line = np.int64(-1)
     pf_bits = np.int64(0)  # sectors the last miss fetched besides its own
     clk = clock[0]
+    if clock[1] != 0:  # this call continues the previous one's stream (a window of one chunk)
+        last_u = clock[2]
+        last_cu = clock[3]
+        pf_base = clock[4]
+        pf_line = clock[5]
+        pf_bits = clock[6]
     for i in range(addrs.shape[0]):
         ln = lens[i if nl else 0]
         cu = cus[i if nc else 0]
@@ -457,6 +463,11 @@ def run(sts, stats, dram, stack, clock, cus, ops, addrs, lens, touch_lru, firsts
             if not shrink:
                 hits[stop] += 1
 {_ind(_pending(pend), 12) if wb else ""}    clock[0] = clk
+    clock[2] = last_u
+    clock[3] = last_cu
+    clock[4] = pf_base
+    clock[5] = pf_line
+    clock[6] = pf_bits
     deeper = 0  # a walk that stopped at level e missed on every level above e
     for lvl in range({n - 1}, -1, -1):
         deeper += reach[lvl + 1]

@@ -28,10 +28,7 @@ scaled to the launch like the replay's other counts.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
-
-_KEY = types.int64
+from numba import njit
 
 
 @njit(cache=True)
@@ -55,14 +52,38 @@ def occurrences(req_wave, rq_site, max_site):
 
 
 @njit(cache=True)
-def _scan(ex, is_load, units, unit_ptr, cu_of_req, step, line_shift, seen, out, req_wait):
+def _slot(keys, u):
+    """Where unit ``u`` is, or goes, in the open-addressing table ``keys`` (-1: empty slot)."""
+    mask = keys.shape[0] - 1
+    h = (u * 0x9E3779B97F4A7C15) & mask
+    while keys[h] != -1 and keys[h] != u:
+        h = (h + 1) & mask
+    return h
+
+
+@njit(cache=True)
+def _rehash_seen(keys, values, new_keys, new_values):
+    for h in range(keys.shape[0]):
+        if keys[h] != -1:
+            p = _slot(new_keys, keys[h])
+            new_keys[p] = keys[h]
+            new_values[p] = values[h]
+
+
+@njit(cache=True)
+def _scan(ex, is_load, units, unit_ptr, cu_of_req, step, line_shift, keys, values, used, out, req_wait):
     """Walk the load requests in execution order; ``out`` += [requests, lines, waits on the same
     compute unit, waits on another compute unit]; ``req_wait[r]`` = 1 where request ``r`` has a
-    unit that waits for a fill."""
+    unit that waits for a fill.  ``keys``/``values`` is the table of units seen (the step and
+    compute unit of each one's first load), ``used[0]`` its entries.  Returns how many requests
+    of ``ex`` were walked: fewer than all when the table must grow first (at most half full)."""
+    cap = keys.shape[0]
     for q in range(ex.shape[0]):
         r = ex[q]
         if not is_load[r]:
             continue
+        if 2 * (used[0] + unit_ptr[r + 1] - unit_ptr[r]) > cap:
+            return q
         out[0] += 1
         last = np.int64(-1)
         cu = cu_of_req[r]
@@ -73,15 +94,20 @@ def _scan(ex, is_load, units, unit_ptr, cu_of_req, step, line_shift, seen, out, 
             if line != last:
                 out[1] += 1
                 last = line
-            v = seen.get(u, np.int64(-1))
-            if v < 0:
-                seen[u] = (st << 16) | cu
-            elif (v >> 16) == st:
+            h = _slot(keys, u)
+            if keys[h] != u:
+                keys[h] = u
+                values[h] = (st << 16) | cu
+                used[0] += 1
+                continue
+            v = values[h]
+            if (v >> 16) == st:
                 req_wait[r] = 1
                 if (v & 0xFFFF) == cu:
                     out[2] += 1
                 else:
                     out[3] += 1
+    return ex.shape[0]
 
 
 @njit(cache=True)
@@ -128,6 +154,31 @@ def _depths(ex, is_mem, is_load, count, base, shift, stream_units, depth, req_wa
             lines_out[row, r] = max(n, np.int64(1))
 
 
+@njit(cache=True)
+def _sorted_step_depths(key, srt, far, lines, steps, step_lines):
+    """:func:`step_depths` of one row, from the requests' step keys and an order ``srt`` that
+    sorts them: each step adds 1 to ``steps`` and its lines to ``step_lines`` at its farthest
+    level (the lines of its requests that reached it)."""
+    i = 0
+    n = srt.shape[0]
+    while i < n:
+        k = key[srt[i]]
+        top = np.int64(-1)
+        total = np.int64(0)
+        j = i
+        while j < n and key[srt[j]] == k:
+            f = np.int64(far[srt[j]])
+            if f > top:
+                top = f
+                total = 0
+            if f == top:
+                total += lines[srt[j]]
+            j += 1
+        steps[top] += 1
+        step_lines[top] += total
+        i = j
+
+
 def step_depths(far: np.ndarray, lines: np.ndarray, step_key: np.ndarray, levels: int):
     """Steps by the farthest level one of their requests reached, and their lines from it.
 
@@ -162,7 +213,11 @@ class FillTracker:
     def __init__(self, line_bytes: int, compute_units: int):
         self.line_shift = int(line_bytes).bit_length() - 1
         self.compute_units = max(1, int(compute_units))
-        self._seen = Dict.empty(key_type=_KEY, value_type=_KEY)
+        # units seen so far (open addressing, -1 empty) -> step << 16 | compute unit of the first
+        # load: 16 bytes a slot, where a typed dictionary takes several times that per unit
+        self._keys = np.full(1 << 12, -1, np.int64)
+        self._values = np.zeros(1 << 12, np.int64)
+        self._used = np.zeros(1, np.int64)
         self._out = np.zeros(4, np.int64)
         self._req_wait = np.zeros(0, np.int8)
         #: load requests by the farthest level their data came from (index = level, last = DRAM)
@@ -170,20 +225,69 @@ class FillTracker:
         self._depth_counts: np.ndarray | None = None
         self._depth_lines: np.ndarray | None = None
         self._depth_ok = True
+        #: the tallies of a chunk replayed in windows, counted when it ends (None: not deferred)
+        self._deferred: list | None = None
 
-    def add(self, ex, is_load, units, unit_ptr, cu_of_req, req_wave, wave_vgroup, rq_site) -> None:
+    @staticmethod
+    def iterations(req_wave, rq_site) -> np.ndarray:
+        """Per request of one chunk (requests of a wave consecutive): how many earlier requests of
+        its wave were of its site, capped to 24 bits (int32).  It needs every request of a wave,
+        so a chunk replayed in windows takes it from the whole chunk first."""
+        occ = occurrences(req_wave, rq_site, int(rq_site.max()) if rq_site.size else 0)
+        return np.minimum(occ, (1 << 24) - 1).astype(np.int32)
+
+    def steps(self, req_wave, wave_vgroup, occ) -> tuple[np.ndarray, np.ndarray]:
+        """Per request: its step for the fill scan (round and iteration ``occ``) and its step key
+        (wave and iteration, for :func:`step_depths`)."""
+        occ = occ.astype(np.int64)
+        step_key = (req_wave.astype(np.int64) << 24) | occ  # (wave, k)
+        step = ((wave_vgroup[req_wave] // self.compute_units).astype(np.int64) << 24) | occ
+        return step, step_key
+
+    def add(self, ex, is_load, units, unit_ptr, cu_of_req, req_wave, wave_vgroup, rq_site,
+            steps: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         """One chunk: requests in execution order ``ex``; ``units``/``unit_ptr`` the cache units of
-        each request (ascending), ``wave_vgroup`` the (launch-wide) virtual group of each wave."""
+        each request (ascending), ``wave_vgroup`` the (launch-wide) virtual group of each wave.
+        ``steps`` (from :meth:`steps`) is given where the chunk is a window of a larger one."""
         self._req_wait = np.zeros(len(is_load), np.int8)
         self._step_key = None
         if not is_load.any():
             return
-        occ = occurrences(req_wave, rq_site, int(rq_site.max()) if rq_site.size else 0)
-        self._step_key = (req_wave.astype(np.int64) << 24) | np.minimum(occ, (1 << 24) - 1)  # (wave, k)
-        rnd = wave_vgroup[req_wave] // self.compute_units
-        step = (rnd << 24) | np.minimum(occ, (1 << 24) - 1)
-        _scan(ex, is_load, units, unit_ptr, cu_of_req.astype(np.int64), step.astype(np.int64),
-              self.line_shift, self._seen, self._out, self._req_wait)
+        step, self._step_key = steps if steps is not None else \
+            self.steps(req_wave, wave_vgroup, self.iterations(req_wave, rq_site))
+        cus, step = cu_of_req.astype(np.int64), step.astype(np.int64, copy=False)
+        done = 0
+        while done < len(ex):
+            done += _scan(ex[done:], is_load, units, unit_ptr, cus, step, self.line_shift, self._keys,
+                          self._values, self._used, self._out, self._req_wait)
+            if done < len(ex):
+                self._grow(int(unit_ptr[ex[done] + 1] - unit_ptr[ex[done]]))
+
+    def _grow(self, more: int) -> None:
+        """Double the table of units seen until ``more`` new ones fit at most half full."""
+        cap = self._keys.shape[0]
+        while 2 * (int(self._used[0]) + more) > cap:
+            cap *= 2
+        keys, values = np.full(cap, -1, np.int64), np.zeros(cap, np.int64)
+        _rehash_seen(self._keys, self._values, keys, values)
+        self._keys, self._values = keys, values
+
+    def defer_depths(self) -> None:
+        """Keep the depth tallies of the windows that follow until :meth:`settle_depths`: a step
+        (one wave's k-th issue) can span windows, and it is counted once, at its slowest request."""
+        self._deferred = []
+
+    def settle_depths(self) -> None:
+        """Count the steps of the windows kept since :meth:`defer_depths`."""
+        parts, self._deferred = self._deferred, None
+        if not parts or self._depth_counts is None:
+            return
+        key = np.concatenate([p[2] for p in parts])
+        srt = np.argsort(key, kind="stable")
+        for row in range(self._depth_counts.shape[0]):
+            far = np.concatenate([p[0][row] for p in parts])
+            lines = np.concatenate([p[1][row] for p in parts])
+            _sorted_step_depths(key, srt, far, lines, self._depth_counts[row], self._depth_lines[row])
 
     def add_depths(self, ex, is_mem, is_load, count, stream_units, depth, levels: int,
                    texture_far=None, texture_levels: int = 0) -> None:
@@ -206,6 +310,11 @@ class FillTracker:
         base = texture_far if texture_far is not None else np.full(len(is_mem), -1, np.int64)
         _depths(ex, is_mem, is_load, count.astype(np.int64, copy=False), base, texture_levels, stream_units,
                 depth, self._req_wait, self.line_shift, levels, far, lines)
+        if self._deferred is not None:  # a window: only its load requests' tallies are kept
+            sel = far[0] >= 0
+            self._deferred.append((far[:, sel].astype(np.int16), lines[:, sel].astype(np.int32),
+                                   self._step_key[sel]))
+            return
         steps, step_lines = step_depths(far, lines, self._step_key, total)
         self._depth_counts += steps
         self._depth_lines += step_lines

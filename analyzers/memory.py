@@ -46,6 +46,13 @@ MEMORY_SPACES = ("global", "constant", "image")
 _COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address", "size", "buffer"]
 _ADDR_MASK = np.uint64((1 << 63) - 1)
 _NO_LANES = np.empty(0, np.int32)
+#: A chunk of more rows than this (whole rounds of work-groups cannot be cut, however many
+#: accesses they issue), or of more requests than :data:`WINDOW_ROWS` (waves of one lane make
+#: a request per access), is replayed in windows of its execution order of about
+#: :data:`WINDOW_ROWS` rows each, which bounds the per-request arrays whatever the shape of
+#: the launch.
+WINDOWED_FROM = 1 << 21
+WINDOW_ROWS = 1 << 17
 _SITE_COLS = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved",
               "local_cycles", "degree_sum", "degree_max"]
 
@@ -207,20 +214,59 @@ def _chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tupl
         n = len(batch["launch"])
         if not n:
             continue
+        if pending and _continues(pending[-1], batch):
+            pending.append(batch)  # still the same work-group: nothing to cut until it ends
+            rows += n
+            continue
         if 8 * n >= chunk_rows:  # a large batch: cut in place
-            buf = (yield from _stitch(_concat(pending), batch, block_of, chunk_rows)) if pending else batch
+            front, pending = (_concat(pending) if pending else None), []
+            buf = (yield from _stitch(front, batch, block_of, chunk_rows)) if front is not None else batch
+            del front
         else:
             pending.append(batch)
             rows += n
             first = pending[0]["launch"][0]
             if rows < chunk_rows and not (batch["launch"] != first).any():
                 continue
-            buf = _concat(pending)
+            buf, pending = _concat(pending), []  # the parts are let go while the chunk is replayed
+            if len(buf["launch"]) > chunk_rows:
+                _release_batches()
+        batch = None
         rest = yield from _cut(buf, block_of, chunk_rows, done=False)
+        buf = None
         pending = [rest] if len(rest["launch"]) else []
         rows = len(rest["launch"])
     if pending:
-        yield from _cut(_concat(pending), block_of, chunk_rows, done=True)
+        buf, pending, batch = _concat(pending), None, None
+        if len(buf["launch"]) > chunk_rows:
+            _release_batches()
+        yield from _cut(buf, block_of, chunk_rows, done=True)
+
+
+def _trim_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc), after the many window-sized
+    arrays of a windowed chunk: freed, they would stay resident and add to the next replay's
+    peak (the what-if replays of the same launch follow at once)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to do
+        pass
+
+
+def _release_batches() -> None:
+    """Hand the memory of the Arrow batches just joined back to the system: Arrow's allocator
+    keeps freed pages for reuse, which a huge work-group's replay would hold on top of its copy."""
+    pa.default_memory_pool().release_unused()
+
+
+def _continues(before: dict, batch: dict) -> bool:
+    """Whether ``batch`` holds nothing but more rows of the work-group ``before`` ends with.
+
+    Such rows are only gathered: a work-group is never cut, and joining the rows so far
+    once per batch would copy a huge work-group over and over."""
+    launch, group = before["launch"][-1], before["group"][-1]
+    return not ((batch["launch"] != launch).any() or (batch["group"] != group).any())
 
 
 def _stitch(front: dict, batch: dict, block_of, chunk_rows: int):
@@ -314,6 +360,8 @@ class _LaunchReplay:
         self.cu_shift = 0
         self.cu_span = 0
         self._buffers: dict[str, np.ndarray] = {}
+        #: chunks of more rows than ``windowed_from`` are replayed in windows of ``window_rows``
+        self.windowed_from, self.window_rows = WINDOWED_FROM, WINDOW_ROWS
 
     def _buffer(self, name: str, n: int) -> np.ndarray:
         """An int64 scratch array of ``n`` entries, kept for the next chunk.
@@ -372,20 +420,90 @@ class _LaunchReplay:
                 self._degrees[k] = counts
 
     def add(self, c: dict) -> None:
+        """Replay one chunk of whole rounds of work-groups (canonical row order).
+
+        A chunk of more than :data:`WINDOWED_FROM` rows (a round of huge work-groups, or one
+        work-item that issues millions of accesses), or of more than :data:`WINDOW_ROWS`
+        requests (waves of few lanes), is formed into requests and scheduled whole, then
+        replayed in windows of its execution order (:meth:`_add_windows`), so the
+        per-request work never holds more than a window.
+        """
         t = self.t
         n = len(c["site"])
         self.accesses += n
+        huge = n > self.windowed_from
         # the columns go to the kernels as read (int32 items and sites, uint16 sizes, raw
         # address bits): each takes one dtype per argument, and no column is copied to int64
         lane = c["item"] if self.pack <= 1 else np.empty(n, np.int32)
         vgroup, ngroups = chunk_virtual_groups(c["group"], c["item"], self.groups_done, self.group_size,
                                                self.pack, lane if self.pack > 1 else _NO_LANES,
-                                               self._buffer("vgroup", n))
+                                               None if huge else self._buffer("vgroup", n))
         self.groups_done += int(ngroups)
         site = c["site"]
         order, req_ptr, req_wave, req_rank, wave_vg, wave_local = form_requests(
-            vgroup, lane, site, t.simd.width, int(site.max()), self._buffer("order", n))
+            vgroup, lane, site, t.simd.width, int(site.max()),
+            None if huge else self._buffer("order", n))
         del vgroup
+        if huge or len(req_wave) > self.window_rows:
+            if self.patterns is not None:
+                self.patterns.add_rows(c, c["buffer"])  # item facts need an item's rows in order
+            self._add_windows(c, lane, order, req_ptr, req_wave, req_rank, wave_vg, wave_local)
+        else:
+            self._add_requests(c, lane, order, req_ptr, req_wave, wave_vg,
+                               lambda: schedule(req_wave, req_rank, wave_vg, wave_local,
+                                                max(1, t.compute_units)))
+
+    def _add_windows(self, c, lane, order, req_ptr, req_wave, req_rank, wave_vg, wave_local) -> None:
+        """Replay a large chunk in windows of consecutive requests in execution order.
+
+        Each window's rows are gathered into a small chunk of their own, its requests kept
+        in the chunk's request order; the caches see the same stream as in one piece, and
+        every sum is additive.  What needs a whole wave is taken from the whole chunk: the
+        schedule, each request's fill step (:meth:`analyzers.inflight.FillTracker.steps`),
+        the item facts (done by :meth:`add`); the depth tallies are counted once it ends.
+        """
+        ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, self.t.compute_units))
+        del req_rank, wave_local
+        cu_of_req = cu_of_req.astype(np.int32)
+        occ = None
+        if self.fills is not None:
+            occ = self.fills.iterations(req_wave, c["site"][order[req_ptr[:-1]]].astype(np.int64))
+            self.fills.defer_depths()
+        bounds = _window_bounds(ex, req_ptr, self.window_rows)
+        try:
+            self._replay_windows(c, lane, order, req_ptr, req_wave, wave_vg, ex, cu_of_req, occ, bounds)
+        finally:
+            if self.h is not None:
+                self.h.continuing = False
+        if self.fills is not None:
+            self.fills.settle_depths()
+        _trim_heap()
+
+    def _replay_windows(self, c, lane, order, req_ptr, req_wave, wave_vg, ex, cu_of_req, occ, bounds) -> None:
+        """The windows ``ex[bounds[k]:bounds[k + 1]]`` one after the other (see :meth:`_add_windows`)."""
+        for q0, q1 in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+            reqs = np.sort(ex[q0:q1])
+            rows, sub_ptr = _gather_requests(order, req_ptr, reqs)
+            sub = {k: _frozen(v[rows]) for k, v in c.items()}
+            sub_ex = np.searchsorted(reqs, ex[q0:q1])
+            sub_cu = cu_of_req[reqs].astype(np.int64)
+            sub_wave = req_wave[reqs]
+            steps = None if occ is None else self.fills.steps(sub_wave, wave_vg, occ[reqs])
+            self._add_requests(sub, _frozen(lane[rows]), np.arange(len(rows), dtype=np.int64), sub_ptr,
+                               sub_wave, wave_vg, lambda e=sub_ex, u=sub_cu: (e, u), steps=steps,
+                               rows_done=True)
+            if self.h is not None:  # the next window goes on with this one's cache stream
+                self.h.continuing = True
+
+    def _add_requests(self, c, lane, order, req_ptr, req_wave, wave_vg, scheduled, *, steps=None,
+                      rows_done: bool = False) -> None:
+        """Everything after forming the requests of a chunk (or a window of one): coalescing,
+        banks, caches, fills, per-site sums and pattern facts.  ``scheduled()`` gives the
+        execution order and compute unit of each request; ``rows_done`` says the item facts
+        of the rows were already taken."""
+        t = self.t
+        site = c["site"]
+        n = len(site)
         first = order[req_ptr[:-1]]
         rq_site, rq_space, rq_op = site[first].astype(np.int64), c["space"][first], c["op"][first]
         is_mem = np.isin(rq_space, [SPACE_CODES[s] for s in MEMORY_SPACES])
@@ -418,11 +536,11 @@ class _LaunchReplay:
             self.atomics.add(order, req_ptr, addr, size,
                              (rq_op == OP_CODES["atomic"]) & (rq_space == SPACE_CODES["global"]))
         if self.h is not None and is_mem.any():
-            ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units))
+            ex, cu_of_req = scheduled()
             if self.cu_span:
                 cu_of_req = (cu_of_req + self.cu_shift) % self.cu_span
             is_load = is_mem & (rq_op == OP_CODES["load"])
-            self.fills.add(ex, is_load, *distinct, cu_of_req, req_wave, wave_vg, rq_site)
+            self.fills.add(ex, is_load, *distinct, cu_of_req, req_wave, wave_vg, rq_site, steps)
             filtered = None
             if tex is not None:  # image reads through the texture caches, in the same order
                 filtered = tex.stream(order, req_ptr, addr, size, ex, is_mem, rq_space, rq_op, cu_of_req,
@@ -445,7 +563,8 @@ class _LaunchReplay:
         if tex is not None:
             tex.add_sites(key, c["buffer"][first] if "buffer" in c else None)
         if self.patterns is not None:
-            self.patterns.add_rows(c, c["buffer"])
+            if not rows_done:
+                self.patterns.add_rows(c, c["buffer"])
             is_global_load = (rq_space == SPACE_CODES["global"]) & (rq_op == OP_CODES["load"])
             per_req = np.diff(distinct[1]) if self.h is not None else None
             self.patterns.add_requests(key, order, req_ptr, req_wave, lane, addr, size, tx, ~is_local, first,
@@ -500,6 +619,34 @@ class _LaunchReplay:
         texture = self.tex.level_stats() if self.tex is not None else []
         return sites.drop(columns="key"), levels, dram, degrees, texture, patterns
 
+
+
+def _window_bounds(ex: np.ndarray, req_ptr: np.ndarray, rows: int) -> np.ndarray:
+    """Cut points in execution order ``ex`` so that each window holds about ``rows`` rows
+    (at least one request)."""
+    sizes = np.diff(req_ptr)[ex]
+    cum = np.cumsum(sizes)
+    del sizes
+    cuts = np.searchsorted(cum, np.arange(rows, int(cum[-1]) if len(cum) else 0, rows), side="right")
+    return np.unique(np.concatenate([[0], cuts, [len(ex)]]).astype(np.int64))
+
+
+@njit(cache=True)
+def _gather_requests(order, req_ptr, reqs):
+    """The rows of requests ``reqs`` (ascending), request by request, and the pointer of each
+    request into them: the order and ``req_ptr`` of a chunk made of those requests."""
+    ptr = np.empty(reqs.shape[0] + 1, np.int64)
+    ptr[0] = 0
+    for k in range(reqs.shape[0]):
+        r = reqs[k]
+        ptr[k + 1] = ptr[k] + req_ptr[r + 1] - req_ptr[r]
+    rows = np.empty(ptr[-1], np.int64)
+    for k in range(reqs.shape[0]):
+        r = reqs[k]
+        lo = req_ptr[r]
+        for t in range(req_ptr[r + 1] - lo):
+            rows[ptr[k] + t] = order[lo + t]
+    return rows, ptr
 
 
 @njit(cache=True)

@@ -490,6 +490,13 @@ class HotAddresses:
             return
         uniq, inv = np.unique(addresses, return_inverse=True)
         w = np.bincount(inv, weights=weights) if weights is not None else np.bincount(inv)
+        del inv
+        if len(uniq) > 2 * self.keep:
+            # the chunk's own summary first (the same cut, so no Python object per address): an
+            # address that matters keeps its count less the weight dropped with the rest
+            cut = np.partition(w, len(w) - 2 * self.keep - 1)[len(w) - 2 * self.keep - 1]
+            sel = w > cut
+            uniq, w = uniq[sel], w[sel] - cut
         d = self.counts.setdefault(int(site), {})
         for a, c in zip(uniq.tolist(), w.tolist(), strict=True):
             d[a] = d.get(a, 0) + int(c)

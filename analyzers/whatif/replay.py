@@ -151,21 +151,30 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
     as frames, with the launch row saying how many of the launch's work-groups they are."""
     parts, rows = [], 0
     last_group = None
+    group_from = 0  # rows before the work-group being read
     for b in trace.iter_batches("accesses", launches=[geo.launch]):
         t = pa.Table.from_batches([b])
+        g = t.column("group").to_numpy()
         if rows >= max_accesses:
-            g = t.column("group").to_numpy()
             cut = np.flatnonzero(g != last_group)
             if cut.size:
                 t = t.slice(0, int(cut[0]))
                 if t.num_rows:
                     parts.append(t)
                 break
+            # a work-group larger than the head: whole work-groups before it, or else its head
+            parts, rows = _head_of_group(parts, rows, group_from, max_accesses)
+            break
+        starts = np.flatnonzero(g[1:] != g[:-1]) + 1
+        if starts.size or (last_group is not None and g[0] != last_group):
+            group_from = rows + (int(starts[-1]) if starts.size else 0)
         parts.append(t)
         rows += t.num_rows
         last_group = t.column("group")[-1].as_py()
     table = pa.concat_tables(parts) if parts else store.conform(pa.table({}), "accesses")
     parts = None
+    if table.num_rows > max_accesses and table.column("group")[max_accesses] == table.column("group")[0]:
+        table = _head_of_group([table], table.num_rows, 0, max_accesses)[0][0]  # one huge first group
     acc = table.to_pandas()
     del table
     for c in ("kernel", "space", "op"):
@@ -198,6 +207,24 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
         meta["sampling"] = {"mode": "first", "total_groups": int(total), "groups_recorded": int(len(groups))}
     row["metadata"] = meta
     return Launch(acc, ins, row)
+
+
+def _head_of_group(parts: list[pa.Table], rows: int, group_from: int, max_accesses: int):
+    """(parts, rows) of a head cut short inside a work-group of more than ``max_accesses`` rows.
+
+    With whole work-groups before that one, the head is those; when it is the first, its
+    whole work-items up to ``max_accesses`` rows, or the first ``max_accesses`` accesses of
+    its first work-item: what-if replays compare the same head before and after a change,
+    and one work-item of millions of accesses would otherwise be copied whole."""
+    table = pa.concat_tables(parts)
+    if group_from:
+        keep = group_from
+    else:
+        item = table.column("item").to_numpy()[:max_accesses + 1]
+        starts = np.flatnonzero(item[1:] != item[:-1]) + 1
+        fits = starts[starts <= max_accesses]
+        keep = int(fits[-1]) if fits.size else min(max_accesses, table.num_rows)
+    return [table.slice(0, keep)], keep
 
 
 def _launch_row(trace: Trace, geo) -> dict:

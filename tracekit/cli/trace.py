@@ -107,21 +107,43 @@ def register(app: typer.Typer) -> None:
         _print_summary(s)
 
 
+#: Launches (and kernel names) the text summary lists; ``info --json`` lists every one.
+LISTED_LAUNCHES = 200
+LISTED_KERNELS = 50
+
+
+def _listed(names: list[str], limit: int) -> str:
+    shown = ", ".join(cell(n) for n in names[:limit]) or "-"
+    return shown + (f", ... ({len(names):,} in all)" if len(names) > limit else "")
+
+
 def _print_summary(s) -> None:
     con = console()
-    kernels = ", ".join(cell(k) for k in s.kernels)
     con.print(f"[bold]{cell(s.path, None)}[/] ({cell(s.layout)}): {s.total_accesses:,} accesses, "
-              f"{s.total_bytes:,} bytes, kernels: {kernels or '-'}")
+              f"{s.total_bytes:,} bytes, kernels: {_listed(s.kernels, LISTED_KERNELS)}")
+    _print_launches(con, s)
+    _print_spaces(con, s)
+
+
+def _print_launches(con, s) -> None:
+    """The launches table, its first :data:`LISTED_LAUNCHES` rows (a terminal table of a hundred
+    thousand rows helps nobody and takes minutes to lay out)."""
     t = Table(title="launches", title_justify="left")
     for col, just in (("kernel", "left"), ("launch", "right"), ("global", "right"), ("local", "right"),
                       ("accesses", "right"), ("bytes", "right"), ("groups", "right")):
         t.add_column(col, justify=just)
-    for r in s.launch_rows:
+    for r in s.launch_rows[:LISTED_LAUNCHES]:
         total = f"{r['groups_total']:,}" if r["groups_total"] is not None else "?"
         groups = f"{r['groups_recorded']:,} of {total}" + (" (sampled)" if r["sampled"] else "")
         t.add_row(cell(r["kernel"]), str(r["launch"]), cell(r["global_size"]), cell(r["local_size"]),
                   f"{r['accesses']:,}", f"{r['bytes']:,}", groups)
     con.print(t)
+    more = len(s.launch_rows) - LISTED_LAUNCHES
+    if more > 0:
+        con.print(f"... and {more:,} more launch(es); `tracekit info --json` lists them all")
+
+
+def _print_spaces(con, s) -> None:
     t = Table(title="accesses per space and op", title_justify="left")
     for col, just in (("space", "left"), ("op", "left"), ("accesses", "right"), ("bytes", "right"),
                       ("share", "right")):

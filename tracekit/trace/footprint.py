@@ -25,8 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from tracekit.errors import TraceFormatError
+from tracekit.trace import limits
 
 GRANULE_BYTES = 32
+#: Bytes a bitmap may hold beyond what its granules need (a writer that packs whole words).
+_SLACK_BYTES = 64
 ENCODING = "zlib+base64, little-endian bit order"
 
 
@@ -84,10 +87,26 @@ def _pack(bits: np.ndarray) -> str:
 
 
 def _unpack(text, granules: int, where: str) -> np.ndarray:
+    """The flags of ``granules`` granules from a packed bitmap.
+
+    The bitmap is inflated with a cap of the bytes the buffer's granules need (and a few
+    more), so a small compressed text that would inflate to gigabytes is refused before it
+    is allocated.
+    """
+    need = -(-granules // 8)
+    cap = need + _SLACK_BYTES
     try:
-        raw = zlib.decompress(base64.b64decode(text, validate=True))
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(base64.b64decode(text, validate=True), cap)
+        over = bool(inflate.unconsumed_tail) or (not inflate.eof and bool(inflate.decompress(b"", 1)))
     except Exception as exc:  # binascii.Error, zlib.error, TypeError
         raise TraceFormatError(f"{where}: not a {ENCODING} bitmap ({exc})") from None
+    if over:
+        raise TraceFormatError(f"{where}: the bitmap inflates past {cap:,} bytes, where the buffer's "
+                               f"{granules:,} granules need {need:,}; refused before inflating it "
+                               "(docs/trace-format.md, Limits)")
+    if not inflate.eof:
+        raise TraceFormatError(f"{where}: not a {ENCODING} bitmap (the compressed data is cut short)")
     if len(raw) * 8 < granules:
         raise TraceFormatError(f"{where}: the bitmap holds {len(raw) * 8} bits, "
                                f"the buffer has {granules} granules")
@@ -118,7 +137,6 @@ def decode(entry, where: str = "footprint") -> LaunchFootprint:
     bufs = entry.get("buffers")
     if not isinstance(bufs, list):
         raise TraceFormatError(f"{where}.buffers: expected a list of buffer entries")
-    out = []
     for i, b in enumerate(bufs):
         at = f"{where}.buffers[{i}]"
         if not isinstance(b, dict):
@@ -127,12 +145,26 @@ def decode(entry, where: str = "footprint") -> LaunchFootprint:
             v = b.get(key)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise TraceFormatError(f"{at}.{key}: expected an integer >= 0, got {v!r}")
+    _check_granules(sum(-(-b["size"] // g) for b in bufs), g, where)
+    out = []
+    for i, b in enumerate(bufs):
+        at = f"{where}.buffers[{i}]"
         granules = -(-b["size"] // g)
         bits = {k: _unpack(b.get(k), granules, f"{at}.{k}") for k in ("read", "written")}
         arg = b.get("arg")
         out.append(BufferFootprint(b["base"], b["size"], bits["read"], bits["written"],
                                    arg if isinstance(arg, int) else None))
     return LaunchFootprint(g, tuple(out))
+
+
+def _check_granules(total: int, granule_bytes: int, where: str) -> None:
+    """Refuse a footprint whose buffers add up to more granules than one launch may describe
+    (:data:`tracekit.trace.limits.MAX_FOOTPRINT_GRANULES`), before any bitmap is inflated."""
+    if total > limits.MAX_FOOTPRINT_GRANULES:
+        raise TraceFormatError(
+            f"{where}: its buffers add up to {total:,} granules of {granule_bytes} bytes "
+            f"({total * granule_bytes / 2**30:,.1f} GiB), more than the {limits.MAX_FOOTPRINT_GRANULES:,} "
+            "a launch's footprint may describe (docs/trace-format.md, Limits)")
 
 
 def launch_footprint(trace, launch: int) -> LaunchFootprint | None:

@@ -14,6 +14,7 @@ import json
 import pyarrow as pa
 
 from tracekit.errors import TraceFormatError
+from tracekit.trace import limits
 
 #: Counts of ``sampling`` that analyzers turn into numbers.
 _SAMPLING_COUNTS = ("total_groups", "groups_recorded", "n", "k", "seed")
@@ -29,6 +30,9 @@ def parse(text: str | None, *, path: str | None = None, launch: int | None = Non
         return TraceFormatError(f"{where}: {why}", path=path, column="metadata",
                                 hint="metadata is a JSON object such as {\"sampling\": {\"mode\": \"all\"}}")
 
+    if len(text) > limits.MAX_METADATA_BYTES:
+        raise bad(f"is {len(text):,} characters long, more than the {limits.MAX_METADATA_BYTES:,} a launch's "
+                  "metadata may take (docs/trace-format.md, Limits)")
     try:
         meta = json.loads(text)
     except (ValueError, RecursionError) as exc:

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from tracekit.errors import TraceFormatError
 from tracekit.files import check_input
-from tracekit.trace import metadata, schema, store
+from tracekit.trace import limits, metadata, schema, store
 from tracekit.trace.arrow_numpy import from_numpy, valid_values
 from tracekit.trace.partition import (
     PartitionedTable,
@@ -77,6 +77,7 @@ class Trace:
     def _small(self) -> dict[str, pa.Table]:
         small = self._read_small()
         launches_path = self.path / "launches.parquet" if self.layout == "tkt" else self.path
+        _check_declared(small, str(launches_path))
         metadata.check_table(small["launches"], str(launches_path))
         return small
 
@@ -160,6 +161,19 @@ class Trace:
                      launches: Iterable[int] | None = None, runs: bool = False) -> Iterator[pa.RecordBatch]:
         """Stream a table in record batches of at most ``batch_size`` rows.
 
+        Batches of ``accesses`` are checked against the trace's limits as they come
+        (:mod:`tracekit.trace.limits`): the kernel names their dictionaries hold and the
+        launches they start.
+        """
+        batches = self._iter_batches(table, columns=columns, batch_size=batch_size, cast=cast,
+                                     launches=launches, runs=runs)
+        return _within_limits(batches, str(self.path)) if table == "accesses" else batches
+
+    def _iter_batches(self, table: str = "accesses", *, columns: list[str] | None = None,
+                      batch_size: int = 1 << 20, cast: bool = True,
+                      launches: Iterable[int] | None = None, runs: bool = False) -> Iterator[pa.RecordBatch]:
+        """:meth:`iter_batches` without the limits.
+
         Batches of ``accesses``/``instructions`` come in stored order and with the
         canonical types of the columns asked for.  ``cast=False`` hands over the
         columns as stored, which lets the validator report a bad value by row
@@ -226,8 +240,11 @@ class Trace:
         t = self._in_memory(table)
         if t is not None:
             import pyarrow.compute as pc
-            return set(pc.unique(t["launch"]).to_pylist()) if t.num_rows else set()
-        return stored_launches(self._pf if table == "accesses" else self._open_table(table))
+            found = set(pc.unique(t["launch"]).to_pylist()) if t.num_rows else set()
+        else:
+            found = stored_launches(self._pf if table == "accesses" else self._open_table(table))
+        limits.check_launches(len(found), path=str(self.path))
+        return found
 
     def _in_memory(self, table: str) -> pa.Table | None:
         """``accesses`` or ``instructions`` (as stored) when it is held in memory, else None."""
@@ -250,11 +267,23 @@ class Trace:
 
     def launch_metadata(self, launch: int) -> dict:
         """The parsed ``metadata`` JSON of one launch ({} if none)."""
-        ids = self.launches["launch"].to_pylist()
-        if launch not in ids:
+        row = self._launch_rows().get(launch)
+        if row is None:
             return {}
-        text = self.launches["metadata"][ids.index(launch)].as_py()
+        text = self.launches["metadata"][row].as_py()
         return metadata.parse(text, path=str(self.path), launch=launch)
+
+    def _launch_rows(self) -> dict[int, int]:
+        """Launch id -> its (first) row of the launches table, built once per table: a lookup per
+        launch must not scan the table, or a summary of many launches takes quadratic time."""
+        table = self.launches
+        cached = self.__dict__.get("_launch_row_cache")
+        if cached is None or cached[0] is not table:
+            rows: dict[int, int] = {}
+            for i, launch in enumerate(table["launch"].to_pylist()):
+                rows.setdefault(launch, i)
+            cached = self.__dict__["_launch_row_cache"] = (table, rows)
+        return cached[1]
 
     def __repr__(self) -> str:
         return f"<Trace {self.path} layout={self.layout} accesses={self.num_accesses}>"
@@ -269,6 +298,36 @@ class Trace:
 #: columns (analyzers map them to codes) and the site (an index into per-site arrays).
 _VOCABULARY = {"space": frozenset(schema.SPACES), "op": frozenset(schema.OPS)}
 _HINT = "`tracekit validate {path}` names the first bad row"
+
+
+def _check_declared(small: dict[str, pa.Table], path: str) -> None:
+    """Refuse a launches table over the trace limits, before anything is done per launch.
+
+    Its rows are counted first, so the names are gathered from a bounded table (with
+    Python's set: the quick commands do not load Arrow's compute module)."""
+    launches = small["launches"]
+    limits.check_launches(launches.num_rows, path=path)
+    if launches.num_rows and "kernel" in launches.column_names:
+        limits.check_kernel_names(len(set(launches["kernel"].to_pylist())), path=path)
+
+
+def _within_limits(batches: Iterator[pa.RecordBatch], path: str) -> Iterator[pa.RecordBatch]:
+    """``batches`` of accesses, refused once they name more kernels or start more launches than a
+    trace may hold.  Rows come launch by launch, so launches are counted where ``launch`` changes
+    (one comparison per row, no set of ids)."""
+    started = 0
+    last = None
+    for batch in batches:
+        names = batch.schema.names
+        if "kernel" in names and pa.types.is_dictionary(batch.schema.field("kernel").type):
+            limits.check_kernel_names(len(batch.column("kernel").dictionary), path=path)
+        if "launch" in names and batch.num_rows:
+            ids = valid_values(batch.column("launch"))
+            if ids is not None and len(ids):
+                started += int((ids[1:] != ids[:-1]).sum()) + int(last is None or ids[0] != last)
+                last = ids[-1]
+                limits.check_launches(started, path=path)
+        yield batch
 
 
 def _check_values(batch: pa.RecordBatch, path: Path) -> pa.RecordBatch:

@@ -18,6 +18,7 @@ import base64
 import json
 import os
 import shutil
+import struct
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,7 +27,7 @@ import pyarrow.parquet as pq
 
 from tracekit.errors import TraceFormatError
 from tracekit.files import check_input, output_error, replace_entry, temporary_folder, write_atomic
-from tracekit.trace import schema
+from tracekit.trace import limits, schema
 from tracekit.trace.arrow_numpy import valid_values
 
 MANIFEST = "manifest.json"
@@ -140,7 +141,36 @@ def open_parquet(path: Path) -> StoredParquet:
         why = ("is truncated or damaged: it starts like a Parquet file but its footer (at the end of "
                f"the file) cannot be read ({(str(exc).strip().splitlines() or [''])[0]})")
         raise TraceFormatError(why, path=str(path)) from None
+    check_inflated_sizes(pf.metadata, path)
     return pf
+
+
+#: Bytes per value of Parquet's fixed-width physical types.
+_WIDTH = {"BOOLEAN": 1, "INT32": 4, "INT64": 8, "INT96": 12, "FLOAT": 4, "DOUBLE": 8}
+
+
+def check_inflated_sizes(meta: pq.FileMetaData, path: Path) -> None:
+    """Refuse a file whose column chunks declare more decompressed bytes than their values can fill.
+
+    Each column chunk says how many values it holds and how large it is decompressed; a
+    number column needs at most its values' width apiece (plus levels and page headers), a
+    text column at most :data:`tracekit.trace.limits.MAX_TEXT_BYTES`.  A few kilobytes that
+    would inflate to gigabytes are refused here, from the footer, before any page is read.
+    """
+    for i in range(meta.num_row_groups):
+        group = meta.row_group(i)
+        for j in range(group.num_columns):
+            col = group.column(j)
+            width = _WIDTH.get(col.physical_type)
+            values = max(int(col.num_values), 0)
+            most = (values * (width + 1) + (1 << 20) if width is not None
+                    else values * 8 + limits.MAX_TEXT_BYTES)
+            if int(col.total_uncompressed_size) > most:
+                raise TraceFormatError(
+                    f"column '{col.path_in_schema}' (row group {i}) declares "
+                    f"{int(col.total_uncompressed_size):,} bytes decompressed for {values:,} value(s), more "
+                    f"than the {most:,} they can take; refused before inflating it "
+                    "(docs/trace-format.md, Limits)", path=str(path))
 
 
 def _parquet_options(table_schema: pa.Schema) -> dict:
@@ -213,7 +243,50 @@ def _ipc_bytes(table: pa.Table) -> bytes:
 
 
 def _from_ipc(data: bytes) -> pa.Table:
-    return pa.ipc.open_stream(base64.b64decode(data)).read_all()
+    raw = base64.b64decode(data)
+    if _ipc_compressed(raw):
+        # tracekit writes these tables uncompressed, so the footer's size is what they take;
+        # a compressed body could inflate to any size before it could be checked
+        raise pa.ArrowInvalid("its body is compressed (tracekit writes these tables uncompressed; a "
+                              "compressed one is refused before inflating it, docs/trace-format.md, Limits)")
+    return pa.ipc.open_stream(raw).read_all()
+
+
+def _fb_field(buf: bytes, table: int, index: int) -> int:
+    """The offset of field ``index`` inside the flatbuffer table at ``table`` (0: absent)."""
+    vtable = table - struct.unpack_from("<i", buf, table)[0]
+    size = struct.unpack_from("<H", buf, vtable)[0]
+    return struct.unpack_from("<H", buf, vtable + 4 + 2 * index)[0] if 4 + 2 * index < size else 0
+
+
+def _fb_table(buf: bytes, table: int, index: int) -> int | None:
+    """The table that field ``index`` of the table at ``table`` points to (None: absent)."""
+    off = _fb_field(buf, table, index)
+    if not off:
+        return None
+    return table + off + struct.unpack_from("<I", buf, table + off)[0]
+
+
+def _ipc_compressed(raw: bytes) -> bool:
+    """Whether any record batch of an Arrow IPC stream declares a compressed body.
+
+    Read from each message's header (Arrow's flatbuffer schema: Message.header is a
+    RecordBatch, or a DictionaryBatch holding one, whose field 3 is its compression),
+    so nothing is inflated to find out."""
+    for message in pa.ipc.MessageReader.open_stream(pa.BufferReader(raw)):
+        meta = message.metadata.to_pybytes()
+        try:
+            root = struct.unpack_from("<I", meta, 0)[0]
+            kind_at = _fb_field(meta, root, 1)
+            kind = meta[root + kind_at] if kind_at else 0
+            batch = _fb_table(meta, root, 2)
+            if kind == 2 and batch is not None:  # a dictionary batch: its data is a record batch
+                batch = _fb_table(meta, batch, 1)
+            if kind in (2, 3) and batch is not None and _fb_field(meta, batch, 3):
+                return True
+        except (struct.error, IndexError):
+            raise pa.ArrowInvalid("a message header of the stream is damaged") from None
+    return False
 
 
 def temporary_beside(dest: Path) -> Path:

@@ -84,6 +84,47 @@ def _add(totals: dict[tuple, list[int]], table: pa.Table, keys: list[str]) -> No
         t[1] += b
 
 
+def _distinct_pairs(launch: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (launch, group) pairs of two columns, sorted."""
+    order = np.lexsort((group, launch))
+    launch, group = launch[order], group[order]
+    keep = np.ones(len(launch), bool)
+    keep[1:] = (launch[1:] != launch[:-1]) | (group[1:] != group[:-1])
+    return launch[keep], group[keep]
+
+
+class _GroupPairs:
+    """The distinct (launch, group) pairs of a stream of batches, in a few array operations per
+    batch whatever the number of launches; parts are merged once they outgrow what is merged."""
+
+    def __init__(self):
+        self._parts: list[tuple[np.ndarray, np.ndarray]] = []
+        self._pending = 0
+        self._merged = 0
+
+    def add(self, launch: np.ndarray, group: np.ndarray) -> None:
+        part = _distinct_pairs(launch, group)
+        self._parts.append(part)
+        self._pending += len(part[0])
+        if self._pending > max(self._merged, 1 << 16):
+            self._merge()
+
+    def _merge(self) -> None:
+        if len(self._parts) > 1:
+            self._parts = [_distinct_pairs(np.concatenate([p[0] for p in self._parts]),
+                                           np.concatenate([p[1] for p in self._parts]))]
+        self._merged = len(self._parts[0][0]) if self._parts else 0
+        self._pending = 0
+
+    def per_launch(self) -> dict[int, int]:
+        """Launch id -> distinct work-groups seen."""
+        self._merge()
+        if not self._parts:
+            return {}
+        ids, counts = np.unique(self._parts[0][0], return_counts=True)
+        return dict(zip(ids.tolist(), counts.tolist(), strict=True))
+
+
 def summarize(trace: Trace, *, batch_size: int = 1 << 20) -> TraceSummary:
     """Stream the accesses once and tabulate them per launch and per (space, op)."""
     from tracekit.arguments import ArgumentTypeError, check_trace
@@ -93,16 +134,14 @@ def summarize(trace: Trace, *, batch_size: int = 1 << 20) -> TraceSummary:
                                 "with tracekit.open_trace")
     per_launch: dict[tuple, list[int]] = {}
     per_space: dict[tuple, list[int]] = {}
-    groups: dict[int, np.ndarray] = {}
+    pairs = _GroupPairs()
     for batch in trace.iter_batches(columns=["kernel", "launch", "group", "space", "op", "size"],
                                     batch_size=batch_size):
         t = pa.Table.from_batches([batch])  # sizes are added up as float64 by count_and_sum
         _add(per_launch, t, ["launch", "kernel"])
         _add(per_space, t, ["space", "op"])
-        launch_ids, group_ids = to_numpy(t["launch"]), to_numpy(t["group"])
-        for launch in np.unique(launch_ids):
-            seen = groups.get(int(launch), np.empty(0, np.int64))
-            groups[int(launch)] = np.union1d(seen, group_ids[launch_ids == launch])
+        pairs.add(to_numpy(t["launch"]).astype(np.int64), to_numpy(t["group"]).astype(np.int64))
+    groups = pairs.per_launch()
 
     facts = {int(r["launch"]): r for r in trace.launches.to_pylist()}
     keys = sorted(set(per_launch) | {(launch, r["kernel"]) for launch, r in facts.items()})
@@ -116,7 +155,7 @@ def summarize(trace: Trace, *, batch_size: int = 1 << 20) -> TraceSummary:
         meta = trace.launch_metadata(int(launch)) if f else {}
         launch_rows.append({
             "kernel": kernel, "launch": int(launch), "global_size": _dims(gs), "local_size": _dims(ls),
-            "accesses": int(n), "bytes": int(b), "groups_recorded": len(groups.get(int(launch), ())),
+            "accesses": int(n), "bytes": int(b), "groups_recorded": groups.get(int(launch), 0),
             "groups_total": total_groups,
             "sampled": bool((meta.get("sampling") or {}).get("mode") not in (None, "all")),
         })
