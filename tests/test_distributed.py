@@ -17,7 +17,6 @@ from analyzers.memory import replay_memory
 from analyzers.result_dict import dumps
 from analyzers.waves import pack_factor
 from tracekit import distributed as dist
-from tracekit.arguments import WORKERS_MAX
 from tracekit.errors import TracekitError
 from tracekit.formats import open_trace
 from tracekit.targets import load_target
@@ -240,14 +239,15 @@ def test_a_worker_that_dies_once_is_replaced_and_the_result_is_exact(traces, str
 def test_a_task_whose_worker_keeps_dying_fails_naming_its_launch(traces, strict_scheduler, tmp_path,
                                                                  monkeypatch):
     """After its retries the task is bad input's kind of failure (exit 2 on the command line),
-    naming the launch and target, not a Dask traceback."""
+    naming the launch and target, not a Dask traceback.  A worker that dies also loses the
+    other tasks queued on it, so another launch may be the first to run out of retries."""
     plain, _ = traces
     marker = tmp_path / "killed"
     monkeypatch.setattr(dist, "analyze_launch_task", killing_task(marker, 1, times=100))
-    lost = f"launch 1 on powervr-g6400: .* lost {dist.TASK_RETRIES + 1} times"
+    lost = rf"launch \d+ on powervr-g6400: the Dask worker running it was lost {dist.TASK_RETRIES + 1} times"
     with pytest.raises(TracekitError, match=lost):
         dist.analyze_distributed(plain, ["powervr-g6400"], client=strict_scheduler)
-    assert len(marker.read_text()) == dist.TASK_RETRIES + 1
+    assert 1 <= len(marker.read_text()) <= dist.TASK_RETRIES + 1
 
 
 @pytest.mark.parametrize("address", ["tcp://127.0.0.1:1", "not a url", "tcp://", "http://x:y",
@@ -260,14 +260,6 @@ def test_an_unreachable_or_malformed_scheduler_is_a_clear_error(address, traces,
     assert res.code == 2, (res.out, res.err)
     assert f"'{address}'" in res.text and "Traceback" not in res.err
     assert time.monotonic() - start < dist.CONNECT_TIMEOUT_S + 20
-
-
-@pytest.mark.parametrize("workers", ["-3", "0", "100000"])
-def test_a_local_cluster_size_out_of_range_is_refused(workers, traces, run_cli):
-    plain, _ = traces
-    res = run_cli("analyze", plain, "-t", "powervr-g6400", "--workers", workers)
-    assert res.code == 2, (res.out, res.err)
-    assert "--workers" in res.text and f"1<=x<={WORKERS_MAX}" in res.text
 
 
 # -- compute-unit shards keep every field of the replay --------------------------------
