@@ -785,14 +785,14 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
             level_rows.append(levels)
             current = None
     rep = _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
-    rep.texture_caches = _texture_levels(texture_rows)
-    rep.constant_caches = _texture_levels(constant_rows)
+    rep.texture_caches = sum_levels(texture_rows)
+    rep.constant_caches = sum_levels(constant_rows)
     rep.patterns = found
     rep.fills = fills
     return rep
 
 
-def _texture_levels(rows: list[list[dict]]) -> list[dict]:
+def sum_levels(rows: list[list[dict]]) -> list[dict]:
     """Sum read-only caches' per-launch counters (texture or constant caches), level by level."""
     out: list[dict] = []
     for levels in rows:

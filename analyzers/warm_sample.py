@@ -61,8 +61,8 @@ from analyzers.memory import (
     _chunks,
     _launch_row,
     _LaunchReplay,
-    _texture_levels,
     replay_columns,
+    sum_levels,
 )
 from analyzers.texture_replay import TextureReplay
 from analyzers.waves import pack_factor
@@ -163,8 +163,8 @@ def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows:
     row = _launch_row(kernel, launch, counted.accesses, sites, levels, dram, counted.first_level_cycles,
                       counted.atomic_cycles())
     rep = _assemble(target, counted.accesses, [sites], [degrees], [row], [levels])
-    rep.texture_caches = _texture_levels([texture_levels])
-    rep.constant_caches = _texture_levels([counted.constant.level_stats()] if counted.constant else [])
+    rep.texture_caches = sum_levels([texture_levels])
+    rep.constant_caches = sum_levels([counted.constant.level_stats()] if counted.constant else [])
     if pats is not None:
         rep.patterns = {launch: pats}
     if counted.fills is not None:  # lines per request and where the counted run found each request's data

@@ -98,7 +98,7 @@ def unit_shards(groups: np.ndarray, compute_units: int, pack: int) -> list[np.nd
 
 def merge_replays(parts, target):
     """Sum the memory replays of one launch's compute units into one MemoryReplay."""
-    from analyzers.memory import MemoryReplay
+    from analyzers.memory import MemoryReplay, sum_levels
     from analyzers.patterns import merge_patterns
     from analyzers.texture_replay import SITE_SUMS as TEXTURE_SUMS
     from analyzers.texture_replay import add_rates
@@ -151,21 +151,6 @@ def merge_replays(parts, target):
         texture_caches=texture, patterns=patterns,
         constant_caches=sum_levels([p.constant_caches for p in parts]),
         fills=merge_fills([p.fills for p in parts]))
-
-
-def sum_levels(parts: list[list[dict]]) -> list[dict]:
-    """Hits and misses of read-only caches (the constant cache) added up level by level."""
-    out: list[dict] = []
-    for levels in parts:
-        for i, lv in enumerate(levels):
-            if i == len(out):
-                out.append({"level": lv["level"], "scope": lv["scope"], "hits": 0, "misses": 0})
-            out[i]["hits"] += lv["hits"]
-            out[i]["misses"] += lv["misses"]
-    for lv in out:
-        total = lv["hits"] + lv["misses"]
-        lv["hit_rate"] = lv["hits"] / total if total else 0.0
-    return out
 
 
 #: Columns of ``MemoryReplay.per_launch`` that add up over compute units.
