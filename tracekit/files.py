@@ -161,7 +161,11 @@ def replace_entry(src: Path, dst: Path, *, folder: bool | None = None) -> None:
     writer of ``dst`` if the process was killed in between.  ``folder``: whether
     ``src`` is a folder (looked up when not given); its mode is set to the output's.
     """
-    folder = src.is_dir() if folder is None else folder
+    with sigterm_deferred():
+        _replace_entry(src, dst, src.is_dir() if folder is None else folder)
+
+
+def _replace_entry(src: Path, dst: Path, folder: bool) -> None:
     os.chmod(src, output_mode(dst, folder=folder))
     if not ((dst.is_dir() and not dst.is_symlink()) or (folder and os.path.lexists(dst))):
         os.replace(src, dst)
@@ -417,6 +421,21 @@ def _identity_chain(path: Path) -> list[tuple[int, int] | None]:
 class Terminated(BaseException):
     """SIGTERM arrived.  Raised like :class:`KeyboardInterrupt` (and, like it, not an
     :class:`Exception`), so every writer on the way out removes its temporary."""
+
+
+@contextmanager
+def sigterm_deferred() -> Iterator[None]:
+    """Hold SIGTERM back for the block, then let it act: a step that publishes an output and
+    removes what it replaced (a swap, then a removal) runs whole, so a termination can leave
+    the old output or the new one but never the replaced one under a temporary's name."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 @contextmanager

@@ -87,6 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     SIGTERM unwinds like Ctrl-C, so the output being written is removed on the way
     out; the process then ends by SIGTERM as its sender expects.
     """
+    caller_handler = signal.getsignal(signal.SIGTERM)
     with sigterm_unwinds():
         try:
             app(args=argv, prog_name="tracekit")
@@ -98,9 +99,15 @@ def main(argv: list[str] | None = None) -> None:
             err_console.print("interrupted")
             sys.exit(130)
         except Terminated:
+            # The outputs were cleaned up while the exception unwound.  End here, while the
+            # exception still holds the interrupted frames: releasing them would run the
+            # finalisers of half-built objects (a JIT compile cut short), which only add noise.
             err_console.print("terminated")
-    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-        os.kill(os.getpid(), signal.SIGTERM)  # end as the signal's sender expects
-    sys.exit(128 + signal.SIGTERM)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            if caller_handler == signal.SIG_DFL:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                os.kill(os.getpid(), signal.SIGTERM)  # end as the signal's sender expects
+            sys.exit(128 + signal.SIGTERM)
 
 

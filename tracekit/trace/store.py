@@ -395,8 +395,12 @@ class TraceWriter:
     def close(self) -> Path:
         if self._closed:
             return self.path
-        with self._writing():
-            self._publish()
+        try:
+            with self._writing():
+                self._publish()
+        except BaseException:
+            self.abort()  # interrupted (SIGTERM, Ctrl-C) while publishing: no temporary stays behind
+            raise
         self._closed = True
         return self.path
 
