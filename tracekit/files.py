@@ -385,7 +385,7 @@ def refuse_overwriting_inputs(output: str | os.PathLike | None,
     for inp in inputs:
         if inp is None or str(inp) == "-":
             continue
-        key = _identity(Path(inp))
+        key = file_identity(Path(inp))
         if key is None:
             continue
         if key == out_chain[0]:
@@ -400,7 +400,7 @@ def refuse_overwriting_inputs(output: str | os.PathLike | None,
                             path=str(out), hint="write the output to another path")
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
+def file_identity(path: str | os.PathLike) -> tuple[int, int] | None:
     """(device, inode) of what ``path`` leads to, None when nothing is there."""
     try:
         st = os.stat(path)
@@ -413,8 +413,8 @@ def _identity_chain(path: Path) -> list[tuple[int, int] | None]:
     """Identities of ``path`` (links followed; None if it does not exist yet) and of every
     existing folder above it, nearest first."""
     real = Path(os.path.realpath(path))
-    chain = [_identity(real)]
-    chain += [key for key in (_identity(up) for up in real.parents) if key is not None]
+    chain = [file_identity(real)]
+    chain += [key for key in (file_identity(up) for up in real.parents) if key is not None]
     return chain
 
 

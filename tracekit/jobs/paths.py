@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tracekit.errors import TracekitError
-from tracekit.files import stale_temporaries_in, temporary_owner
+from tracekit.files import file_identity, stale_temporaries_in, temporary_owner
 
 #: SQLite's files beside a database, which are part of the ledger as much as the file itself.
 LEDGER_SIDE_FILES = ("-wal", "-shm", "-journal", ".lock")
@@ -29,14 +29,6 @@ LEDGER_SIDE_FILES = ("-wal", "-shm", "-journal", ".lock")
 
 class OutputClashError(TracekitError):
     """A report path that is also a file the run reads or keeps (the ledger, the jobs file, a trace)."""
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
 
 
 def ledger_files(ledger: Path) -> list[Path]:
@@ -53,7 +45,7 @@ class Protected:
 
     def add(self, path: Path, what: str) -> None:
         self._by_path.setdefault(os.path.realpath(path), what)
-        ident = _identity(path)
+        ident = file_identity(path)
         if ident is not None:
             self._by_inode.setdefault(ident, what)
 
@@ -62,7 +54,7 @@ class Protected:
         real = os.path.realpath(report)
         if real in self._by_path:
             return self._by_path[real]
-        ident = _identity(report)
+        ident = file_identity(report)
         if ident is not None and ident in self._by_inode:
             return self._by_inode[ident]
         for up in Path(real).parents:   # written inside a trace folder would change the trace
