@@ -278,6 +278,27 @@ def memory_times(traffic: MemoryTraffic, target, active_cus: int) -> dict[str, f
     return out
 
 
+def texture_path_s(traffic: MemoryTraffic, target) -> float:
+    """Seconds the texture pipeline adds, on average, to a load the data levels serve.
+
+    An image read that misses every texture level has gone through the texture
+    pipeline before a data level (or DRAM) serves it, so it pays those levels' latency
+    on top of the data level's own; buffer loads do not.  The mean over the loads the
+    data levels see is that sum weighted by the image reads' share of them.  ArchProbe's
+    image chase on the Adreno 640 (tests/data/mobile/archprobe): 130 ns a texture-L1
+    hit, about 250 ns an L2 hit through the texture path, 113 ns a buffer load's L2 hit.
+    """
+    tex = traffic.texture_levels
+    if not tex or not tex[0].load_accesses:
+        return 0.0
+    fills = max(tex[-1].load_accesses - tex[-1].load_hits, 0.0)
+    first = traffic.levels[0].load_accesses if traffic.levels else 0.0
+    data_lookups = fills + max(first - fills, 0.0)
+    if data_lookups <= 0:
+        return 0.0
+    return fills / data_lookups * sum(lvl.latency_cycles for lvl in tex) / (float(target.clock_mhz) * 1e6)
+
+
 def mean_load_latency_s(traffic: MemoryTraffic, target,
                         queue_s: float = 0.0) -> tuple[float, dict[str, float]]:
     """Average latency of a load transaction, from where the replay found its data.
@@ -299,6 +320,7 @@ def mean_load_latency_s(traffic: MemoryTraffic, target,
             served[lvl.name] = share
             latency += share * lvl.latency_cycles / clock_hz
             remaining -= share
+        latency += remaining * texture_path_s(traffic, target)
     waited = 0.0
     for lvl in traffic.levels:
         rate = lvl.load_hits / lvl.load_accesses if lvl.load_accesses else 0.0
@@ -380,8 +402,10 @@ def request_latency_s(traffic: MemoryTraffic, target, transactions_per_request: 
     clock_hz = float(target.clock_mhz) * 1e6
     k = max(transactions_per_request, 1.0)
     levels = traffic.texture_levels + traffic.levels
-    lat = {lvl.name: lvl.latency_cycles / clock_hz for lvl in levels}
-    lat["DRAM"] = float(target.dram.latency_ns) * 1e-9 + queue_s
+    via_texture = texture_path_s(traffic, target)
+    lat = {lvl.name: lvl.latency_cycles / clock_hz for lvl in traffic.texture_levels}
+    lat |= {lvl.name: lvl.latency_cycles / clock_hz + via_texture for lvl in traffic.levels}
+    lat["DRAM"] = float(target.dram.latency_ns) * 1e-9 + queue_s + via_texture
     tails = latency_tails(traffic, target)
     if traffic.depth_requests:
         return depth_latency_s(traffic, lat, tails)

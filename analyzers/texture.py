@@ -70,6 +70,14 @@ def tiled_addresses(spec: TextureSpec, x: np.ndarray, y: np.ndarray, z: np.ndarr
     x, y, z = (np.asarray(a, dtype=np.int64) for a in (x, y, z))
     b = np.asarray(texel_bytes, dtype=np.int64)
     tw, th = tile_shapes(spec, b)
+    # An image fewer rows high than a tile (a 1D image, a single row) keeps its texels
+    # dense: the tile folds to the largest power-of-two height the image has, and widens.
+    # ArchProbe's image chase on the Adreno 640 finds the L2 step of a 1D image at the
+    # buffer's footprint (tests/data/mobile/archprobe), not at a quarter of it.
+    rows = np.maximum(np.asarray(height, np.int64), 1)
+    fit = np.left_shift(np.int64(1), np.floor(np.log2(rows)).astype(np.int64))
+    folded = np.minimum(th, fit)
+    tw, th = tw * th // folded, folded
     tiles_x = -(-np.asarray(width, np.int64) // tw)
     tiles_y = -(-np.asarray(height, np.int64) // th)
     tile = (z * tiles_y + y // th) * tiles_x + x // tw

@@ -123,8 +123,10 @@ class TextureReplay:
             sel, x, y, base, width = whatif_coordinates(self.buffers, c["buffer"], addr, c["size"],
                                                         (space != IMAGE) & (c["op"] == LOAD))
             if sel.any():
+                # the buffer's row count is not known: taken as tall, so tiles keep their rows
+                tall = np.full_like(width, 1 << 30)
                 self._whatif_rows = (sel, tiled_addresses(self.spec, x, y, np.zeros_like(x), c["size"][sel],
-                                                          base, width, np.ones_like(width)), y)
+                                                          base, width, tall), y)
         if not img.any():
             return addr
         out = addr.copy()

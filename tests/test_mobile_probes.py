@@ -1,0 +1,166 @@
+"""The mobile models against published probe measurements (tests/data/mobile, docs/calibration.md).
+
+ArchProbe's Adreno 640 run (Pixel 4) and clpeak's Intel HD 530 run are recorded with
+tracekit at the probes' own sizes and replayed on the matching targets; every scored
+point must agree within 20 % where the model covers it.  Where it does not yet, the
+test is a strict xfail that names the missing mechanism, so that closing the gap shows.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tracekit.calibration.probes import (
+    TOLERANCE,
+    compare_probes,
+    load_suite,
+    read_points,
+    summary,
+)
+from tracekit.errors import TracekitError
+from tracekit.report.methods import PROBE_SUMMARY_DIR, calibration_views
+
+MOBILE = Path(__file__).parent / "data" / "mobile"
+ARCHPROBE = MOBILE / "archprobe" / "suite.json"
+CLPEAK = MOBILE / "clpeak" / "suite.json"
+
+
+@pytest.fixture(scope="module")
+def adreno():
+    return compare_probes(ARCHPROBE)
+
+
+@pytest.fixture(scope="module")
+def hd530():
+    return compare_probes(CLPEAK)
+
+
+def _points(agreement, probe, lo=0, hi=1 << 62):
+    f = agreement.scored
+    return f[(f.probe == probe) & (f.x >= lo) & (f.x <= hi)]
+
+
+def _assert_agree(points):
+    assert len(points), "no points selected"
+    bad = points[~points.agree]
+    assert bad.empty, bad[["probe", "x", "measured", "model", "error"]].to_string()
+
+
+def test_every_recorded_probe_launch_has_its_published_point(adreno, hd530):
+    # 99 ArchProbe points less 5 half-precision and 8 past the image's edge; 15 clpeak kernel points
+    for a, matched in ((adreno, 86), (hd530, 15)):
+        assert a.frame.launch.notna().sum() == matched == len(a.scored)
+        assert (a.frame.excluded == "not recorded").sum() == 0
+    # the clpeak bandwidth points each stand for the faster of clpeak's two walks
+    bw = hd530.frame[hd530.frame.probe == "global_bandwidth"]
+    assert len(bw) == bw.x.nunique() == 5
+
+
+def test_adreno_load_latency_by_footprint(adreno):
+    """ArchProbe's chases: 113 ns a buffer step while the footprint fits the 128 KiB L2, rising past it;
+    130 ns an image step inside the texture L1, 160 ns past it, 200 ns past the L2."""
+    chase = _points(adreno, "buffer_chase")
+    _assert_agree(chase)
+    _assert_agree(_points(adreno, "image_chase"))
+    # the step is at the right footprint: flat to 128 KiB, up by a fifth by 132 KiB, on device and model
+    flat, past = chase.set_index("x").loc[131072], chase.set_index("x").loc[135168]
+    for col in ("measured", "model"):
+        assert past[col] > 1.15 * flat[col]
+    assert chase.set_index("x").loc[65536, "model"] < 1.05 * chase.set_index("x").loc[1024, "model"]
+
+
+def test_adreno_bandwidth_plateaus(adreno):
+    """L2 (2-128 KiB), DRAM (4 MiB and more), constant memory through the L2, the image path from 32 KiB
+    and the FP32 rate at every vector width."""
+    _assert_agree(_points(adreno, "buffer_bandwidth", 2048, 131072))
+    _assert_agree(_points(adreno, "buffer_bandwidth", 4 << 20))
+    _assert_agree(_points(adreno, "constant_bandwidth", 2048))
+    _assert_agree(_points(adreno, "image_bandwidth", 32768))
+    _assert_agree(_points(adreno, "image_bandwidth", 1024, 1024))
+    _assert_agree(_points(adreno, "gflops_fp32"))
+
+
+GAPS = {
+    "same-address reads (footprints under one wave's 1 KiB request) cost the device as much as "
+    "distinct ones; the model serves them as broadcasts":
+        [("buffer_bandwidth", 16, 1024), ("constant_bandwidth", 16, 1024), ("image_bandwidth", 16, 512),
+         ("local_bandwidth", 16, 256)],
+    "local memory streams float4 reads at 103 GB/s on the device, 147 in the model's 32-bank layout":
+        [("local_bandwidth", 512, 16384)],
+    "concurrent work-groups sweeping a footprint between the L2 and the system cache in step hit the "
+    "model's L2 more often than the device's":
+        [("buffer_bandwidth", 262144, 2 << 20)],
+    "images of 2-16 KiB: the device reads them from the L2, the model from its assumed 16 KiB texture "
+    "L1 (ArchProbe's 1 KiB finding is not yet taken over, see adreno-640.toml)":
+        [("image_bandwidth", 2048, 16384)],
+}
+
+
+@pytest.mark.parametrize("why", list(GAPS))
+@pytest.mark.xfail(strict=True, reason="a known gap between the Adreno 640 model and ArchProbe's data")
+def test_adreno_known_gaps(adreno, why):
+    for probe, lo, hi in GAPS[why]:
+        _assert_agree(_points(adreno, probe, lo, hi))
+
+
+@pytest.mark.xfail(strict=True, reason="the HD 530's measured DRAM (13.7-15.2 GB/s) is under the dual-channel "
+                   "DDR4-2133 the target assumes; the log does not give the machine's memory")
+def test_hd530_global_bandwidth(hd530):
+    _assert_agree(_points(hd530, "global_bandwidth"))
+
+
+@pytest.mark.xfail(strict=True, reason="Intel machine code of a loop the compiler unrolled is charged once per "
+                   "IR execution of its source line: 16x the multiply-adds")
+def test_hd530_fp32_rate(hd530):
+    _assert_agree(_points(hd530, "compute_sp"))
+
+
+@pytest.mark.xfail(strict=True, reason="the int32 probes are priced by the IR model: Intel's compiler fails on "
+                   "their -g builds, so no machine code maps them")
+def test_hd530_int32_rate(hd530):
+    _assert_agree(_points(hd530, "compute_int"))
+
+
+def test_hd530_shape_of_the_bandwidth_curve(hd530):
+    """Whatever the DRAM level, the model's global bandwidth is flat in the vector width, as measured
+    (13.7-15.2 GB/s over float to float16)."""
+    bw = _points(hd530, "global_bandwidth")
+    for col in ("measured", "model"):
+        assert bw[col].max() < 1.15 * bw[col].min()
+
+
+def test_summary_is_the_reports_table(adreno):
+    doc = summary(adreno)
+    assert doc["suite"] == "probe" and doc["target"] == "adreno-640" and doc["tool"] == "ArchProbe"
+    stats = adreno.stats.set_index("probe")
+    for q in doc["quantities"]:
+        assert (q["launches"], q["agreeing"]) == (stats.loc[q["quantity"], "points"],
+                                                  stats.loc[q["quantity"], "agreeing"])
+        assert q["tolerance"] == f"within {TOLERANCE:.0%}"
+    committed = json.loads((PROBE_SUMMARY_DIR / "calibration_probes_archprobe-adreno640.json").read_text())
+    assert committed["quantities"] == doc["quantities"], \
+        "regenerate: .venv/bin/python -m tracekit.calibration.probes --write-summary"
+    views = {v.target: v for v in calibration_views() if v.suite == "probe"}
+    assert {"adreno-640", "intel-hd530"} <= set(views)
+    assert views["adreno-640"].tool == "ArchProbe" and views["adreno-640"].excluded > 0
+
+
+def test_bad_suites_are_refused(tmp_path):
+    good = json.loads(ARCHPROBE.read_text())
+    for change, message in (({"target": ""}, "lacks target"),
+                            ({"device_config": {"clock": 1}}, "may set compute_units and clock_mhz"),
+                            ({"device_config": {"clock_mhz": -5}}, "must be a positive number")):
+        p = tmp_path / "suite.json"
+        p.write_text(json.dumps(good | change))
+        with pytest.raises(TracekitError, match=message):
+            load_suite(p)
+    csv = tmp_path / "points.csv"
+    csv.write_text("probe,x,measured,unit,excluded,source\nbuffer_chase,16,1.0,furlongs,,x\n")
+    with pytest.raises(TracekitError, match="unknown unit"):
+        read_points(csv)
+    csv.write_text("probe,x,measured\nbuffer_chase,16,1.0\n")
+    with pytest.raises(TracekitError, match="missing column"):
+        read_points(csv)
