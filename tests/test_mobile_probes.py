@@ -85,17 +85,21 @@ def test_adreno_bandwidth_plateaus(adreno):
 
 GAPS = {
     "same-address reads (footprints under one wave's 1 KiB request) cost the device as much as "
-    "distinct ones; the model serves them as broadcasts":
-        [("buffer_bandwidth", 16, 1024), ("constant_bandwidth", 16, 1024), ("image_bandwidth", 16, 512),
-         ("local_bandwidth", 16, 256)],
-    "local memory streams float4 reads at 103 GB/s on the device, 147 in the model's 32-bank layout":
-        [("local_bandwidth", 512, 16384)],
+    "distinct ones; the model serves them as broadcasts": [
+        ("buffer_bandwidth", 16, 1024),
+        ("constant_bandwidth", 16, 1024),
+        ("image_bandwidth", 16, 512),
+        ("local_bandwidth", 16, 256),
+    ],
+    "local memory streams float4 reads at 103 GB/s on the device, 147 in the model's 32-bank layout": [
+        ("local_bandwidth", 512, 16384)
+    ],
     "concurrent work-groups sweeping a footprint between the L2 and the system cache in step hit the "
-    "model's L2 more often than the device's":
-        [("buffer_bandwidth", 262144, 2 << 20)],
+    "model's L2 more often than the device's": [("buffer_bandwidth", 262144, 2 << 20)],
     "images of 2-16 KiB: the device reads them from the L2, the model from its assumed 16 KiB texture "
-    "L1 (ArchProbe's 1 KiB finding is not yet taken over, see adreno-640.toml)":
-        [("image_bandwidth", 2048, 16384)],
+    "L1 (ArchProbe's 1 KiB finding is not yet taken over, see adreno-640.toml)": [
+        ("image_bandwidth", 2048, 16384)
+    ],
 }
 
 
@@ -106,20 +110,29 @@ def test_adreno_known_gaps(adreno, why):
         _assert_agree(_points(adreno, probe, lo, hi))
 
 
-@pytest.mark.xfail(strict=True, reason="the HD 530's measured DRAM (13.7-15.2 GB/s) is under the dual-channel "
-                   "DDR4-2133 the target assumes; the log does not give the machine's memory")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the HD 530's measured DRAM (13.7-15.2 GB/s) is under the dual-channel "
+    "DDR4-2133 the target assumes; the log does not give the machine's memory",
+)
 def test_hd530_global_bandwidth(hd530):
     _assert_agree(_points(hd530, "global_bandwidth"))
 
 
-@pytest.mark.xfail(strict=True, reason="Intel machine code of a loop the compiler unrolled is charged once per "
-                   "IR execution of its source line: 16x the multiply-adds")
+@pytest.mark.xfail(
+    strict=True,
+    reason="Intel machine code of a loop the compiler unrolled is charged once per "
+    "IR execution of its source line: 16x the multiply-adds",
+)
 def test_hd530_fp32_rate(hd530):
     _assert_agree(_points(hd530, "compute_sp"))
 
 
-@pytest.mark.xfail(strict=True, reason="the int32 probes are priced by the IR model: Intel's compiler fails on "
-                   "their -g builds, so no machine code maps them")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the int32 probes are priced by the IR model: Intel's compiler fails on "
+    "their -g builds, so no machine code maps them",
+)
 def test_hd530_int32_rate(hd530):
     _assert_agree(_points(hd530, "compute_int"))
 
@@ -137,12 +150,15 @@ def test_summary_is_the_reports_table(adreno):
     assert doc["suite"] == "probe" and doc["target"] == "adreno-640" and doc["tool"] == "ArchProbe"
     stats = adreno.stats.set_index("probe")
     for q in doc["quantities"]:
-        assert (q["launches"], q["agreeing"]) == (stats.loc[q["quantity"], "points"],
-                                                  stats.loc[q["quantity"], "agreeing"])
+        assert (q["launches"], q["agreeing"]) == (
+            stats.loc[q["quantity"], "points"],
+            stats.loc[q["quantity"], "agreeing"],
+        )
         assert q["tolerance"] == f"within {TOLERANCE:.0%}"
     committed = json.loads((PROBE_SUMMARY_DIR / "calibration_probes_archprobe-adreno640.json").read_text())
-    assert committed["quantities"] == doc["quantities"], \
+    assert committed["quantities"] == doc["quantities"], (
         "regenerate: .venv/bin/python -m tracekit.calibration.probes --write-summary"
+    )
     views = {v.target: v for v in calibration_views() if v.suite == "probe"}
     assert {"adreno-640", "intel-hd530"} <= set(views)
     assert views["adreno-640"].tool == "ArchProbe" and views["adreno-640"].excluded > 0
@@ -150,9 +166,11 @@ def test_summary_is_the_reports_table(adreno):
 
 def test_bad_suites_are_refused(tmp_path):
     good = json.loads(ARCHPROBE.read_text())
-    for change, message in (({"target": ""}, "lacks target"),
-                            ({"device_config": {"clock": 1}}, "may set compute_units and clock_mhz"),
-                            ({"device_config": {"clock_mhz": -5}}, "must be a positive number")):
+    for change, message in (
+        ({"target": ""}, "lacks target"),
+        ({"device_config": {"clock": 1}}, "may set compute_units and clock_mhz"),
+        ({"device_config": {"clock_mhz": -5}}, "must be a positive number"),
+    ):
         p = tmp_path / "suite.json"
         p.write_text(json.dumps(good | change))
         with pytest.raises(TracekitError, match=message):

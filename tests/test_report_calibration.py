@@ -84,13 +84,17 @@ def test_appendix_shows_the_real_kernel_suite_after_the_micro_kernels():
     real = load_summary(REAL_SUMMARY)
     assert real is not None and real["suite"] == "real-kernel" and real["launches"] == 28
     views = calibration_views()
-    assert [v.suite for v in views] == ["micro-kernel", "real-kernel"]
+    assert [v.suite for v in views] == ["micro-kernel", "real-kernel", "probe", "probe"]
     assert views[1].launches == 28
     text = _text(render_html(sample_model()))
     methods = text[text.index("Methods and assumptions"):]
     assert "calibration on NVIDIA H200, micro-kernel suite" in methods
     assert "calibration on NVIDIA H200, real-kernel suite" in methods
     assert "a suite of 28 real-kernel launches" in methods
+    # the published-probe suites of the mobile targets follow (tests/data/mobile)
+    assert "calibration on Qualcomm Adreno 640 (Google Pixel 4), probe suite" in methods
+    assert "replayed ArchProbe's probe kernels" in methods
+    assert "replayed clpeak 1.1.x's probe kernels" in methods
     for q in real["quantities"]:
         assert f"{q['agreement'] * 100:.0f} % ({q['agreeing']} of {q['launches']})" in methods, q["label"]
     assert "stencil_naive (ncu ID 21): model memory, device latency" in methods

@@ -89,9 +89,18 @@ def load_suite(path: str | os.PathLike) -> ProbeSuite:
     for k, v in config.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
             raise TracekitError(f"{p}: device_config {k} must be a positive number, not {v!r}")
-    return ProbeSuite(name=doc["suite"], target=doc["target"], device=doc["device"], driver=str(doc.get("driver", "")),
-                      tool=doc["tool"], measured=str(doc.get("measured", "")), source=str(doc.get("source", "")),
-                      trace=p.parent / doc["trace"], points=p.parent / doc["points"], device_config=dict(config))
+    return ProbeSuite(
+        name=doc["suite"],
+        target=doc["target"],
+        device=doc["device"],
+        driver=str(doc.get("driver", "")),
+        tool=doc["tool"],
+        measured=str(doc.get("measured", "")),
+        source=str(doc.get("source", "")),
+        trace=p.parent / doc["trace"],
+        points=p.parent / doc["points"],
+        device_config=dict(config),
+    )
 
 
 def read_points(path: str | os.PathLike) -> pd.DataFrame:
@@ -105,7 +114,9 @@ def read_points(path: str | os.PathLike) -> pd.DataFrame:
         raise TracekitError(f"{path}: missing column(s) {', '.join(missing)}")
     bad = sorted(set(df.unit[df.excluded.astype(str) == ""]) - UNITS)  # excluded points keep their own units
     if bad:
-        raise TracekitError(f"{path}: unknown unit(s) {', '.join(map(str, bad))}; use one of {', '.join(sorted(UNITS))}")
+        raise TracekitError(
+            f"{path}: unknown unit(s) {', '.join(map(str, bad))}; use one of {', '.join(sorted(UNITS))}"
+        )
     df["x"] = pd.to_numeric(df["x"], errors="raise").astype("int64")
     df["measured"] = pd.to_numeric(df["measured"], errors="raise").astype(float)
     return df[POINT_COLUMNS]
@@ -131,8 +142,15 @@ def launch_probes(trace) -> pd.DataFrame:
             meta = {}
         p = meta.get("probe") if isinstance(meta, dict) else None
         if isinstance(p, dict) and {"name", "x", "unit", "count"} <= set(p):
-            rows.append({"launch": int(r["launch"]), "probe": str(p["name"]), "x": int(p["x"]),
-                         "model_unit": str(p["unit"]), "count": float(p["count"])})
+            rows.append(
+                {
+                    "launch": int(r["launch"]),
+                    "probe": str(p["name"]),
+                    "x": int(p["x"]),
+                    "model_unit": str(p["unit"]),
+                    "count": float(p["count"]),
+                }
+            )
     return pd.DataFrame(rows, columns=["launch", "probe", "x", "model_unit", "count"])
 
 
@@ -160,15 +178,24 @@ class ProbeAgreement:
         rows = []
         for probe, g in self.scored.groupby("probe", sort=False):
             err = g.error.abs()
-            rows.append({"probe": probe, "label": LABELS.get(probe, probe), "points": len(g),
-                         "agreeing": int(g.agree.sum()), "mean_abs_error": float(err.mean()),
-                         "max_abs_error": float(err.max())})
-        return pd.DataFrame(rows, columns=["probe", "label", "points", "agreeing", "mean_abs_error",
-                                           "max_abs_error"])
+            rows.append(
+                {
+                    "probe": probe,
+                    "label": LABELS.get(probe, probe),
+                    "points": len(g),
+                    "agreeing": int(g.agree.sum()),
+                    "mean_abs_error": float(err.mean()),
+                    "max_abs_error": float(err.max()),
+                }
+            )
+        return pd.DataFrame(
+            rows, columns=["probe", "label", "points", "agreeing", "mean_abs_error", "max_abs_error"]
+        )
 
 
-def compare_probes(suite: ProbeSuite | str | os.PathLike, *, target=None, analysis=None,
-                   tolerance: float = TOLERANCE) -> ProbeAgreement:
+def compare_probes(
+    suite: ProbeSuite | str | os.PathLike, *, target=None, analysis=None, tolerance: float = TOLERANCE
+) -> ProbeAgreement:
     """Replay the suite's trace on its target (at the device's configuration) and set it beside the device.
 
     ``target`` replaces the suite's (a Target, a name or a path: to try a changed model);
@@ -190,20 +217,27 @@ def compare_probes(suite: ProbeSuite | str | os.PathLike, *, target=None, analys
         t = load_target(t) if isinstance(t, (str, os.PathLike)) else t
         analysis = analyze(trace, device_target(t, suite.device_config))
     times = {r.launch: (r.time_s, getattr(r.bound, "verdict", None)) for r in analysis.launches}
-    probes["model"] = [model_value(u, c, times.get(i, (None, None))[0])
-                       for i, u, c in zip(probes.launch, probes.model_unit, probes["count"], strict=True)]
+    probes["model"] = [
+        model_value(u, c, times.get(i, (None, None))[0])
+        for i, u, c in zip(probes.launch, probes.model_unit, probes["count"], strict=True)
+    ]
     probes["bound"] = [times.get(i, (None, None))[1] for i in probes.launch]
     # a probe that times several variants of a point reports its best (clpeak's two walks)
     best = probes.model.where(probes.model_unit == "ns/step", -probes.model)
     probes = probes.assign(_rank=best).sort_values(["probe", "x", "_rank"], na_position="last")
     probes = probes.drop_duplicates(["probe", "x"]).drop(columns="_rank")
     df = points.merge(probes, on=["probe", "x"], how="left")
-    wrong = df[df.model_unit.notna() & (df.model_unit != df.unit)
-               & ~(df.unit.isin(PER_SECOND) & df.model_unit.isin(PER_SECOND))]
+    wrong = df[
+        df.model_unit.notna()
+        & (df.model_unit != df.unit)
+        & ~(df.unit.isin(PER_SECOND) & df.model_unit.isin(PER_SECOND))
+    ]
     if not wrong.empty:
         r = wrong.iloc[0]
-        raise TracekitError(f"{suite.points}: {r.probe} at {r.x} is in {r.unit} but launch {int(r.launch)} "
-                            f"reports {r.model_unit}")
+        raise TracekitError(
+            f"{suite.points}: {r.probe} at {r.x} is in {r.unit} but launch {int(r.launch)} "
+            f"reports {r.model_unit}"
+        )
     unrecorded = (df.excluded == "") & df.launch.isna()
     df.loc[unrecorded, "excluded"] = "not recorded"
     df["error"] = (df.model - df.measured) / df.measured
@@ -219,18 +253,43 @@ def summary(agreement: ProbeAgreement) -> dict:
     stats = agreement.stats
     frame = agreement.frame
     return {
-        "format": CALIBRATION_FORMAT, "suite": "probe", "probe_suite": s.name, "target": s.target,
-        "device": s.device, "driver": s.driver, "tool": s.tool, "measured": s.measured, "source": s.source,
-        "device_config": s.device_config, "launches": int(stats.points.sum()),
+        "format": CALIBRATION_FORMAT,
+        "suite": "probe",
+        "probe_suite": s.name,
+        "target": s.target,
+        "device": s.device,
+        "driver": s.driver,
+        "tool": s.tool,
+        "measured": s.measured,
+        "source": s.source,
+        "device_config": s.device_config,
+        "launches": int(stats.points.sum()),
         "excluded_points": int((frame.excluded != "").sum()),
-        "quantities": [{"quantity": r.probe, "label": r.label, "launches": int(r.points),
-                        "agreeing": int(r.agreeing), "agreement": r.agreeing / r.points if r.points else None,
-                        "mean_abs_error": round(r.mean_abs_error, 4), "max_abs_error": round(r.max_abs_error, 4),
-                        "error": "relative", "tolerance": f"within {agreement.tolerance:.0%}"}
-                       for r in stats.itertuples()],
-        "points": [{"probe": r.probe, "x": int(r.x), "unit": r.unit, "measured": r.measured,
-                    "model": None if r.model != r.model else round(float(r.model), 3), "excluded": r.excluded}
-                   for r in frame.itertuples()],
+        "quantities": [
+            {
+                "quantity": r.probe,
+                "label": r.label,
+                "launches": int(r.points),
+                "agreeing": int(r.agreeing),
+                "agreement": r.agreeing / r.points if r.points else None,
+                "mean_abs_error": round(r.mean_abs_error, 4),
+                "max_abs_error": round(r.max_abs_error, 4),
+                "error": "relative",
+                "tolerance": f"within {agreement.tolerance:.0%}",
+            }
+            for r in stats.itertuples()
+        ],
+        "points": [
+            {
+                "probe": r.probe,
+                "x": int(r.x),
+                "unit": r.unit,
+                "measured": r.measured,
+                "model": None if r.model != r.model else round(float(r.model), 3),
+                "excluded": r.excluded,
+            }
+            for r in frame.itertuples()
+        ],
     }
 
 
@@ -244,8 +303,12 @@ def main(argv: list[str] | None = None) -> None:
     from tracekit.report.methods import PROBE_SUMMARY_DIR
 
     ap = argparse.ArgumentParser(description="the mobile probe suites, model beside device")
-    ap.add_argument("suites", nargs="*", type=Path, help="suite.json files (default: tests/data/mobile/*/suite.json)")
-    ap.add_argument("--write-summary", action="store_true", help="write tracekit/report/calibration_probes_*.json")
+    ap.add_argument(
+        "suites", nargs="*", type=Path, help="suite.json files (default: tests/data/mobile/*/suite.json)"
+    )
+    ap.add_argument(
+        "--write-summary", action="store_true", help="write tracekit/report/calibration_probes_*.json"
+    )
     opts = ap.parse_args(argv)
     for path in opts.suites or sorted(SUITES.glob("*/suite.json")):
         a = compare_probes(path)

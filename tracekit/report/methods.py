@@ -120,6 +120,10 @@ class CalibrationView:
     disagreements: list[str] = field(default_factory=list)
     #: What the launches are: "micro-kernel" (one effect each) or "real-kernel" (benchmark kernels).
     suite: str = "micro-kernel"
+    #: For a published-probe suite (``suite = "probe"``): the tool whose numbers these are, and the
+    #: published points no replay stands for (shown, not scored).
+    tool: str = ""
+    excluded: int = 0
 
 
 @dataclass(frozen=True)
@@ -171,6 +175,9 @@ CALIBRATION_FORMAT = "tracekit-calibration-summary/1"
 DEFAULT_SUMMARY = Path(__file__).resolve().parent / "calibration_h200.json"
 #: The same table for the real benchmark kernels of tests/data/h200_real (``--suite real-kernel``).
 REAL_SUMMARY = Path(__file__).resolve().parent / "calibration_h200_real.json"
+#: Where the published-probe suites' tables live (``calibration_probes_<suite>.json``, written by
+#: ``python -m tracekit.calibration.probes --write-summary``).
+PROBE_SUMMARY_DIR = Path(__file__).resolve().parent
 
 
 def load_summary(path: str | os.PathLike | None = None) -> dict | None:
@@ -206,10 +213,12 @@ def calibration_view(summary: Mapping | None = None) -> CalibrationView | None:
         driver=str(summary.get("driver", "")), ncu_version=str(summary.get("ncu_version", "")),
         measured=str(summary.get("measured") or "date not recorded"),
         launches=int(summary.get("launches", 0)), groups_recorded=summary.get("groups_recorded"),
-        rows=rows, disagreements=misses, suite=str(summary.get("suite") or "micro-kernel"))
+        rows=rows, disagreements=misses, suite=str(summary.get("suite") or "micro-kernel"),
+        tool=str(summary.get("tool") or ""), excluded=int(summary.get("excluded_points") or 0))
 
 
 def calibration_views() -> list[CalibrationView]:
     """Every committed calibration table the appendix shows: the micro-kernels, then the real kernels."""
-    docs = (load_summary(p) for p in (DEFAULT_SUMMARY, REAL_SUMMARY))
+    paths = [DEFAULT_SUMMARY, REAL_SUMMARY, *sorted(PROBE_SUMMARY_DIR.glob("calibration_probes_*.json"))]
+    docs = (load_summary(p) for p in paths)
     return [calibration_view(doc) for doc in docs if doc]

@@ -1,6 +1,6 @@
 """Derive adreno640_measured.csv from ArchProbe's published Pixel 4 tables.
 
-    .venv/bin/python tests/data/mobile/archprobe/derive_measured.py ARCHPROBE/examples/adreno640/Google_Pixel_4
+    .venv/bin/python derive_measured.py ARCHPROBE/examples/adreno640/Google_Pixel_4
 
 ARCHPROBE is a checkout of github.com/microsoft/ArchProbe (commit in SOURCES.md).  The
 tables are ArchProbe's raw timings; this keeps, for every point the probe suite
@@ -30,8 +30,10 @@ sys.path.insert(0, str(HERE))
 from record import CHASE_BUF_RANGES, CHASE_IMG_RANGES  # noqa: E402
 
 SOURCE = "microsoft/ArchProbe examples/adreno640/Google_Pixel_4/{} @53aff57"
-CLAMPED = ("reads past the probe's 16384-texel image return the border colour (CLK_ADDRESS_CLAMP): "
-           "no memory is read at this footprint")
+CLAMPED = (
+    "reads past the probe's 16384-texel image return the border colour (CLK_ADDRESS_CLAMP): "
+    "no memory is read at this footprint"
+)
 HALF = "the recorder cannot execute half-precision arithmetic"
 
 
@@ -45,17 +47,33 @@ def chase(folder: Path, name: str, ranges: list[int]) -> list[dict]:
         rows = d[d.range == r]
         if rows.empty:
             raise SystemExit(f"{name}.csv has no row at {r} bytes")
-        out.append({"probe": probe, "x": r, "measured": round(float((rows.t * 1000 / rows.niter).median()), 2),
-                    "unit": "ns/step", "excluded": "", "source": SOURCE.format(f"{name}.csv")})
+        out.append(
+            {
+                "probe": probe,
+                "x": r,
+                "measured": round(float((rows.t * 1000 / rows.niter).median()), 2),
+                "unit": "ns/step",
+                "excluded": "",
+                "source": SOURCE.format(f"{name}.csv"),
+            }
+        )
     return out
 
 
 def bandwidth(folder: Path, name: str, probe: str, excluded=lambda r: "") -> list[dict]:
     d = pd.read_csv(folder / f"{name}.csv")
     d.columns = ["range", "t", "gbps"]
-    return [{"probe": probe, "x": int(2 ** round(math.log2(r.range))), "measured": round(float(r.gbps), 2), "unit": "GB/s",
-             "excluded": excluded(int(round(r.range))), "source": SOURCE.format(f"{name}.csv")}
-            for r in d.itertuples()]
+    return [
+        {
+            "probe": probe,
+            "x": int(2 ** round(math.log2(r.range))),
+            "measured": round(float(r.gbps), 2),
+            "unit": "GB/s",
+            "excluded": excluded(int(round(r.range))),
+            "source": SOURCE.format(f"{name}.csv"),
+        }
+        for r in d.itertuples()
+    ]
 
 
 def gflops(folder: Path) -> list[dict]:
@@ -66,9 +84,16 @@ def gflops(folder: Path) -> list[dict]:
         rows = d[d.width == width].iloc[1:]  # the first row is the niter search
         for n, g in rows.groupby("ncomp"):
             flop = g.niter.iloc[0] * 4 * 256 * 1024 * 128
-            out.append({"probe": f"gflops_fp{width}", "x": int(n),
-                        "measured": round(float(flop / g.t.median() * 1e-3), 1), "unit": "GFLOPS",
-                        "excluded": HALF if width == 16 else "", "source": SOURCE.format("Gflops.csv")})
+            out.append(
+                {
+                    "probe": f"gflops_fp{width}",
+                    "x": int(n),
+                    "measured": round(float(flop / g.t.median() * 1e-3), 1),
+                    "unit": "GFLOPS",
+                    "excluded": HALF if width == 16 else "",
+                    "source": SOURCE.format("Gflops.csv"),
+                }
+            )
     return out
 
 
@@ -78,13 +103,15 @@ def main() -> None:
     ap.add_argument("-o", "--out", type=Path, default=HERE / "adreno640_measured.csv")
     opts = ap.parse_args()
     f = opts.folder
-    rows = (chase(f, "BufferCacheHierarchyPChase", CHASE_BUF_RANGES)
-            + chase(f, "ImageCacheHierarchyPChase", CHASE_IMG_RANGES)
-            + bandwidth(f, "BufferBandwidth", "buffer_bandwidth")
-            + bandwidth(f, "ImageBandwidth", "image_bandwidth", lambda r: CLAMPED if r > (256 << 10) else "")
-            + bandwidth(f, "ConstMemBandwidth", "constant_bandwidth")
-            + bandwidth(f, "LocalMemBandwidth", "local_bandwidth")
-            + gflops(f))
+    rows = (
+        chase(f, "BufferCacheHierarchyPChase", CHASE_BUF_RANGES)
+        + chase(f, "ImageCacheHierarchyPChase", CHASE_IMG_RANGES)
+        + bandwidth(f, "BufferBandwidth", "buffer_bandwidth")
+        + bandwidth(f, "ImageBandwidth", "image_bandwidth", lambda r: CLAMPED if r > (256 << 10) else "")
+        + bandwidth(f, "ConstMemBandwidth", "constant_bandwidth")
+        + bandwidth(f, "LocalMemBandwidth", "local_bandwidth")
+        + gflops(f)
+    )
     pd.DataFrame(rows).to_csv(opts.out, index=False)
     print(f"wrote {opts.out}: {len(rows)} points")
 

@@ -64,8 +64,17 @@ def cases() -> list[dict]:
 
     def add(probe, x, kernel, items, args, defines, unit, count, variant=None):
         assert items % WG == 0
-        case = {"probe": probe, "x": x, "kernel": kernel, "grid": (items // WG, 1), "block": (WG, 1),
-                "args": list(args), "defines": list(defines), "unit": unit, "count": count}
+        case = {
+            "probe": probe,
+            "x": x,
+            "kernel": kernel,
+            "grid": (items // WG, 1),
+            "block": (WG, 1),
+            "args": list(args),
+            "defines": list(defines),
+            "unit": unit,
+            "count": count,
+        }
         if variant:
             case["variant"] = variant
         out.append(case)
@@ -78,17 +87,42 @@ def cases() -> list[dict]:
         items = BW_ITEMS // n // FETCH_PER_WI
         a_elems = min(BW_ITEMS, RECORD_MAX_BYTES // 4) // n
         for walk in ("local_offset", "global_offset"):
-            add("global_bandwidth", n, f"bw_{walk}", items, [f"{vt}[{a_elems}]", f"float[{items}]"],
-                [f"VEC={n}", f"VTYPE={vt}"], "GB/s", BW_ITEMS * 4, variant=walk)
+            add(
+                "global_bandwidth",
+                n,
+                f"bw_{walk}",
+                items,
+                [f"{vt}[{a_elems}]", f"float[{items}]"],
+                [f"VEC={n}", f"VTYPE={vt}"],
+                "GB/s",
+                BW_ITEMS * 4,
+                variant=walk,
+            )
     # Single-precision compute: 4096 flops per work-item, _A = 1.3f.
     for n in WIDTHS:
-        add("compute_sp", n, "compute_sp", COMPUTE_ITEMS, [f"float[{COMPUTE_ITEMS}]", "float:1.3"],
-            [f"VEC={n}", f"VTYPE={_vtype('float', n)}"], "GFLOPS", COMPUTE_ITEMS * SP_FLOPS_PER_ITEM)
+        add(
+            "compute_sp",
+            n,
+            "compute_sp",
+            COMPUTE_ITEMS,
+            [f"float[{COMPUTE_ITEMS}]", "float:1.3"],
+            [f"VEC={n}", f"VTYPE={_vtype('float', n)}"],
+            "GFLOPS",
+            COMPUTE_ITEMS * SP_FLOPS_PER_ITEM,
+        )
     # Integer compute: 2048 integer operations per work-item, _A = 4.  Reported by clpeak
     # as GIOPS; the unit here is GFLOPS (operations / s / 1e9, the same arithmetic).
     for n in WIDTHS:
-        add("compute_int", n, "compute_int", COMPUTE_ITEMS, [f"int[{COMPUTE_ITEMS}]", "int:4"],
-            ["INTEGER=1", f"VEC={n}", f"VTYPE={_vtype('int', n)}"], "GFLOPS", COMPUTE_ITEMS * INT_OPS_PER_ITEM)
+        add(
+            "compute_int",
+            n,
+            "compute_int",
+            COMPUTE_ITEMS,
+            [f"int[{COMPUTE_ITEMS}]", "int:4"],
+            ["INTEGER=1", f"VEC={n}", f"VTYPE={_vtype('int', n)}"],
+            "GFLOPS",
+            COMPUTE_ITEMS * INT_OPS_PER_ITEM,
+        )
     return out
 
 
@@ -100,7 +134,7 @@ def mark_variants(out: Path, rows: list[dict]) -> None:
     path = out / "launches.parquet"
     t = pq.read_table(path)
     metas = []
-    for meta, case in zip(t.column("metadata").to_pylist(), rows):
+    for meta, case in zip(t.column("metadata").to_pylist(), rows, strict=True):
         m = json.loads(meta)
         if "variant" in case:
             m["probe"]["variant"] = case["variant"]
@@ -119,10 +153,14 @@ def machine_code(out: Path) -> None:
     build without it): those launches, and any built after a failure, keep the IR
     model (SOURCES.md, "Deviations")."""
     from tracekit.isa.attach import attach
+
     build = attach(out, targets=["intel-hd530"], source_path=KERNELS, strict=False)
     for note in build.notes:
         print("note: " + note.splitlines()[0])
-    print("machine code for intel-hd530: " + ", ".join(sorted({f"{k.kernel} SIMD{k.simd_width}" for k in build.kernels})))
+    print(
+        "machine code for intel-hd530: "
+        + ", ".join(sorted({f"{k.kernel} SIMD{k.simd_width}" for k in build.kernels}))
+    )
 
 
 def main() -> None:
