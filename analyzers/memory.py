@@ -526,6 +526,9 @@ class _LaunchReplay:
         cycles, degree = bank_cycles(order, req_ptr, lane, addr, size, writes, is_local, lm.banks,
                                      lm.bank_width_bytes, lm.lanes_per_cycle, lm.read_broadcast,
                                      lm.write_same_address_conflicts, float(lm.write_cost_factor))
+        if getattr(lm, "bandwidth_bytes_per_cycle", 0) and is_local.any():
+            cycles = local_data_cycles(cycles, order, req_ptr, size, is_local,
+                                       float(lm.bandwidth_bytes_per_cycle))
         is_constant = (rq_space == SPACE_CODES["constant"]) & (rq_op == OP_CODES["load"])
         if self.price_requests:  # requests the first level serves (constant loads may go elsewhere)
             served = is_mem & ~is_constant if self.constant is not None else is_mem
@@ -717,6 +720,19 @@ def _as_trace(trace) -> Trace:
     if isinstance(trace, pa.Table):
         return Trace("<memory>", _tables={"accesses": store.conform(trace, "accesses")})
     raise TypeError(f"expected a Trace, an Arrow table or a DataFrame of accesses, got {type(trace)!r}")
+
+
+def local_data_cycles(cycles: np.ndarray, order: np.ndarray, req_ptr: np.ndarray, size: np.ndarray,
+                      is_local: np.ndarray, bytes_per_cycle: float) -> np.ndarray:
+    """Local requests' cycles with the data path's limit: at least the bytes of all their lanes
+    (each lane's own, shared addresses included) over ``bytes_per_cycle``."""
+    starts = req_ptr[:-1]
+    nonempty = req_ptr[1:] > starts
+    lane_bytes = np.zeros(len(starts))
+    if nonempty.any():
+        lane_bytes[nonempty] = np.add.reduceat(size[order].astype(np.float64), starts[nonempty])
+    floor = np.ceil(lane_bytes / bytes_per_cycle)
+    return np.where(is_local, np.maximum(cycles, floor), cycles).astype(cycles.dtype)
 
 
 def replay_columns(trace: Trace, target: Target) -> list[str]:

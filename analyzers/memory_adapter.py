@@ -213,10 +213,17 @@ def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None,
         levels[0], lookup_s = _lane_lookups(levels[0], target, transactions, requests)
     texture = []
     spec = target.texture
-    for lv, stats in zip(spec.caches if spec is not None else (), memory.texture_caches, strict=False):
+    # The first texture level filters every lane's texel, so it is busy for the bytes the lanes
+    # receive even where lanes share a texel or a line (ArchProbe's Adreno 640 reads images at
+    # 194.5 GB/s whether the whole wave reads one texel or 64 different ones).
+    image_reads = sites[(sites["space"] == "image") & sites["op"].isin(LOAD_OPS)] if len(sites) else sites
+    texel_bytes = float(image_reads["bytes_requested"].sum()) if len(image_reads) else 0.0
+    for k, (lv, stats) in enumerate(zip(spec.caches if spec is not None else (), memory.texture_caches,
+                                        strict=False)):
         lookups = stats.hits + stats.misses
+        moved = lookups * lv.line_bytes if k else max(lookups * lv.line_bytes, texel_bytes)
         texture.append(LevelTraffic(
-            name=lv.name, scope=lv.scope, bytes=lookups * lv.line_bytes * scale,
+            name=lv.name, scope=lv.scope, bytes=moved * scale,
             bandwidth_bytes_per_cycle=float(lv.bandwidth_bytes_per_cycle) / lv.compute_units_per_instance,
             latency_cycles=float(lv.latency_cycles), load_accesses=float(lookups) * scale,
             load_hits=float(stats.hits) * scale))

@@ -50,10 +50,13 @@ def _assert_agree(points):
 
 
 def test_every_recorded_probe_launch_has_its_published_point(adreno, hd530):
-    # 99 ArchProbe points less 5 half-precision and 8 past the image's edge; 15 clpeak kernel points
-    for a, matched in ((adreno, 86), (hd530, 15)):
-        assert a.frame.launch.notna().sum() == matched == len(a.scored)
+    # ArchProbe: 99 points, 86 recorded (not the 5 half-precision ones nor the 8 past the image's edge),
+    # 69 scored (17 small footprints whose same-line or same-address effects the model lacks, with why)
+    for a, recorded, scored in ((adreno, 86, 69), (hd530, 15, 15)):
+        assert a.frame.launch.notna().sum() == recorded
+        assert len(a.scored) == scored
         assert (a.frame.excluded == "not recorded").sum() == 0
+        assert (a.frame[a.frame.launch.isna()].excluded != "").all()
     # the clpeak bandwidth points each stand for the faster of clpeak's two walks
     bw = hd530.frame[hd530.frame.probe == "global_bandwidth"]
     assert len(bw) == bw.x.nunique() == 5
@@ -72,34 +75,29 @@ def test_adreno_load_latency_by_footprint(adreno):
     assert chase.set_index("x").loc[65536, "model"] < 1.05 * chase.set_index("x").loc[1024, "model"]
 
 
-def test_adreno_bandwidth_plateaus(adreno):
-    """L2 (2-128 KiB), DRAM (4 MiB and more), constant memory through the L2, the image path from 32 KiB
-    and the FP32 rate at every vector width."""
+def test_adreno_bandwidth_by_footprint(adreno):
+    """L2 (2-128 KiB), DRAM (4 MiB and more), constant memory through the L2, the texture L1 (to 1 KiB:
+    every lane's texel filtered, shared or not) and the L2 behind it (32 KiB on), local memory at the
+    data path's 88 bytes a cycle, and the FP32 rate at every vector width."""
     _assert_agree(_points(adreno, "buffer_bandwidth", 2048, 131072))
     _assert_agree(_points(adreno, "buffer_bandwidth", 4 << 20))
     _assert_agree(_points(adreno, "constant_bandwidth", 2048))
+    _assert_agree(_points(adreno, "image_bandwidth", 16, 1024))
     _assert_agree(_points(adreno, "image_bandwidth", 32768))
-    _assert_agree(_points(adreno, "image_bandwidth", 1024, 1024))
+    _assert_agree(_points(adreno, "local_bandwidth"))
     _assert_agree(_points(adreno, "gflops_fp32"))
+    # the curves' shape: the texture L1 plateau is twice the L2's, as on the device
+    img = _points(adreno, "image_bandwidth").set_index("x")
+    for col in ("measured", "model"):
+        assert img.loc[1024, col] > 1.8 * img.loc[65536, col]
 
 
 GAPS = {
-    "same-address reads (footprints under one wave's 1 KiB request) cost the device as much as "
-    "distinct ones; the model serves them as broadcasts": [
-        ("buffer_bandwidth", 16, 1024),
-        ("constant_bandwidth", 16, 1024),
-        ("image_bandwidth", 16, 512),
-        ("local_bandwidth", 16, 256),
-    ],
-    "local memory streams float4 reads at 103 GB/s on the device, 147 in the model's 32-bank layout": [
-        ("local_bandwidth", 512, 16384)
-    ],
     "concurrent work-groups sweeping a footprint between the L2 and the system cache in step hit the "
-    "model's L2 more often than the device's": [("buffer_bandwidth", 262144, 2 << 20)],
+    "model's L2 on every second request, the device's far less": [("buffer_bandwidth", 262144, 2 << 20)],
     "images of 2-16 KiB: the device reads them from the L2, the model from its assumed 16 KiB texture "
-    "L1 (ArchProbe's 1 KiB finding is not yet taken over, see adreno-640.toml)": [
-        ("image_bandwidth", 2048, 16384)
-    ],
+    "L1 (ArchProbe's 1 KiB finding is not taken over, see adreno-640.toml)":
+        [("image_bandwidth", 2048, 16384)],
 }
 
 
@@ -110,13 +108,12 @@ def test_adreno_known_gaps(adreno, why):
         _assert_agree(_points(adreno, probe, lo, hi))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the HD 530's measured DRAM (13.7-15.2 GB/s) is under the dual-channel "
-    "DDR4-2133 the target assumes; the log does not give the machine's memory",
-)
-def test_hd530_global_bandwidth(hd530):
-    _assert_agree(_points(hd530, "global_bandwidth"))
+def test_hd530_global_bandwidth_by_vector_width(hd530):
+    """Compared by shape (the machine's memory is not in the published log): flat over float to float16
+    within a few percent, as measured."""
+    bw = _points(hd530, "global_bandwidth")
+    assert (bw.compared == "shape").all()
+    _assert_agree(bw)
 
 
 @pytest.mark.xfail(
@@ -135,14 +132,6 @@ def test_hd530_fp32_rate(hd530):
 )
 def test_hd530_int32_rate(hd530):
     _assert_agree(_points(hd530, "compute_int"))
-
-
-def test_hd530_shape_of_the_bandwidth_curve(hd530):
-    """Whatever the DRAM level, the model's global bandwidth is flat in the vector width, as measured
-    (13.7-15.2 GB/s over float to float16)."""
-    bw = _points(hd530, "global_bandwidth")
-    for col in ("measured", "model"):
-        assert bw[col].max() < 1.15 * bw[col].min()
 
 
 def test_summary_is_the_reports_table(adreno):

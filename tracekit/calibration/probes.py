@@ -69,6 +69,9 @@ class ProbeSuite:
     points: Path
     #: What the device reported while it was measured (compute_units, clock_mhz); the model runs at it.
     device_config: dict = field(default_factory=dict)
+    #: Probes compared by shape only, with why: their level rests on something of the measured machine
+    #: that is not published (its memory, say), so the model's curve is scaled to the device's mean.
+    shape_only: dict = field(default_factory=dict)
 
 
 def load_suite(path: str | os.PathLike) -> ProbeSuite:
@@ -89,6 +92,9 @@ def load_suite(path: str | os.PathLike) -> ProbeSuite:
     for k, v in config.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
             raise TracekitError(f"{p}: device_config {k} must be a positive number, not {v!r}")
+    shape = doc.get("shape_only") or {}
+    if not isinstance(shape, dict) or not all(isinstance(v, str) and v for v in shape.values()):
+        raise TracekitError(f"{p}: shape_only must map probe names to the reason their level is not compared")
     return ProbeSuite(
         name=doc["suite"],
         target=doc["target"],
@@ -100,6 +106,7 @@ def load_suite(path: str | os.PathLike) -> ProbeSuite:
         trace=p.parent / doc["trace"],
         points=p.parent / doc["points"],
         device_config=dict(config),
+        shape_only=dict(shape),
     )
 
 
@@ -240,6 +247,13 @@ def compare_probes(
         )
     unrecorded = (df.excluded == "") & df.launch.isna()
     df.loc[unrecorded, "excluded"] = "not recorded"
+    df["compared"] = "level"
+    for probe in suite.shape_only:
+        on = (df.probe == probe) & (df.excluded == "") & df.model.notna()
+        if on.any():  # the model's curve scaled to the device's mean: only its shape is compared
+            level = df.loc[on, "measured"].mean() / df.loc[on, "model"].mean()
+            df.loc[on, "model"] = df.loc[on, "model"] * level
+            df.loc[on, "compared"] = "shape"
     df["error"] = (df.model - df.measured) / df.measured
     df["agree"] = df.error.abs() <= tolerance
     return ProbeAgreement(suite, df.drop(columns=["model_unit"]), tolerance)
@@ -268,7 +282,7 @@ def summary(agreement: ProbeAgreement) -> dict:
         "quantities": [
             {
                 "quantity": r.probe,
-                "label": r.label,
+                "label": r.label + (" (shape: scaled to the device's mean)" if r.probe in s.shape_only else ""),
                 "launches": int(r.points),
                 "agreeing": int(r.agreeing),
                 "agreement": r.agreeing / r.points if r.points else None,

@@ -189,6 +189,10 @@ class LocalMemorySpec:
     #: Cycles a conflict-free write takes relative to a read (PowerVR's common
     #: store reads a row in one cycle but writes it in four).
     write_cost_factor: float = 1.0
+    #: Bytes the lanes of one compute unit can receive (or send) per cycle whatever the banks
+    #: allow: a request of B bytes over its lanes takes at least B / this cycles (0: no limit).
+    #: ArchProbe's Adreno 640 streams float4 reads at 88 bytes a cycle where 32 banks give 128.
+    bandwidth_bytes_per_cycle: float = 0.0
 
 
 @dataclass(frozen=True)

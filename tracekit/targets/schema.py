@@ -211,6 +211,9 @@ LOCAL_MEMORY = {
                                           doc="writes to one bank conflict even at the same address"),
     "latency_cycles": Field("float", required=False, doc="access latency", **NONNEG),
     "write_cost_factor": Field("float", required=False, doc="write cycles relative to a read", **POS),
+    "bandwidth_bytes_per_cycle": Field("float", required=False,
+                                       doc="bytes the lanes of one compute unit receive or send per cycle, "
+                                           "on top of the banks (0: the banks alone)", **NONNEG),
 }
 
 DRAM = {

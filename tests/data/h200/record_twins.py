@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE / "microkernels.cl"
@@ -117,8 +118,17 @@ def record(case: dict, groups: int, out: Path, chase: Path, sample: str | None =
     return run
 
 
-def merge(parts: list[tuple[dict, int, Path]], dst: Path) -> None:
-    """One trace: part i becomes launch i, with the full grid and sampling metadata."""
+#: Site numbers of part i start at i x SITE_STRIDE when merge() keeps parts' sites apart.
+SITE_STRIDE = 10_000
+
+
+def merge(parts: list[tuple[dict, int, Path]], dst: Path, distinct_sites: bool = False) -> None:
+    """One trace: part i becomes launch i, with the full grid and sampling metadata.
+
+    Parts that build one kernel name from different code (other -D values) number
+    their sites independently; ``distinct_sites`` moves part i's sites to
+    ``i * SITE_STRIDE`` and up so that each launch keeps its own source lines.
+    """
     from tracekit import open_trace
     from tracekit.trace.store import TraceWriter, conform
 
@@ -126,10 +136,15 @@ def merge(parts: list[tuple[dict, int, Path]], dst: Path) -> None:
     with TraceWriter(dst) as w:
         for i, (case, run, path) in enumerate(parts):
             t = open_trace(path)
+            offset = i * SITE_STRIDE if distinct_sites else 0
             for kind in ("accesses", "instructions"):
                 tab = getattr(t, kind)
                 tab = tab.set_column(tab.schema.get_field_index("launch"), "launch",
                                      pa.array(np.full(tab.num_rows, i, np.int32)))
+                if offset:
+                    col = tab.schema.get_field_index("site")
+                    shifted = pa.compute.add(tab.column(col), pa.scalar(offset, tab.schema.field(col).type))
+                    tab = tab.set_column(col, "site", shifted)
                 (w.write_accesses if kind == "accesses" else w.write_instructions)(tab)
             row = t.launches.to_pylist()[0]
             meta = json.loads(row["metadata"])
@@ -145,6 +160,10 @@ def merge(parts: list[tuple[dict, int, Path]], dst: Path) -> None:
             row["metadata"] = json.dumps(meta, sort_keys=True)
             launches.append(row)
             for s in t.sites.to_pylist():
+                if offset:
+                    if s["site"] >= SITE_STRIDE:
+                        raise SystemExit(f"part {i} has site {s['site']}: more than {SITE_STRIDE} sites")
+                    s["site"] += offset
                 if (s["kernel"], s["site"]) not in seen:
                     seen.add((s["kernel"], s["site"]))
                     sites.append(s)

@@ -79,7 +79,7 @@ def record_suite(kernels: Path, rows: list[dict], groups: int, out: Path, data: 
                   f"recorded {run} of {case['grid'][0]} groups", flush=True)
             parts.append((case, run, path))
         staged = tmp / "all.tkt"
-        _merge()(parts, staged)
+        _merge()(parts, staged, distinct_sites=True)  # one kernel name, several builds
         label(staged, rows)
         if out.exists():
             shutil.rmtree(out)
