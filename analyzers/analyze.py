@@ -166,6 +166,23 @@ def _launch_rows(instructions: pa.Table, launch: int) -> pa.Table:
     return instructions.filter(pc.equal(col, launch))
 
 
+def ir_priced_at_width(target, table_target, pricing):
+    """The target the IR model prices with when the launch runs at another SIMD width than its table.
+
+    The table's cycles are per ``table_target.simd.width`` lanes; a launch the compiler built
+    at twice that width (machine code without a line table, so the IR model prices it) issues
+    waves of twice the lanes, each taking twice the cycles.  Machine-code prices are per
+    instruction already and are left alone.
+    """
+    if pricing is not None and pricing.site_cost is not None:
+        return target
+    ratio = target.simd.width / table_target.simd.width
+    if ratio == 1:
+        return target
+    return replace(target, alu_cycles={k: float(v) * ratio for k, v in target.alu_cycles.items()},
+                   alu_cycles_fast_math={k: float(v) * ratio for k, v in target.alu_cycles_fast_math.items()})
+
+
 def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory | None,
                    sites: pd.DataFrame | None = None, machine=None, *, issues: pd.DataFrame | None = None,
                    site_table: bool = True) -> LaunchResult:
@@ -213,8 +230,8 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
         roles = role_pricing(issues, sites, geo.kernel, table_target)
         if roles is not None:
             pricing = replace(pricing or AluPricing(), site_scale=roles.site_scale, roles=roles.to_dict())
-    res.alu = alu_cost(issues, geo, layout, target, resident_waves_per_cu=res.occupancy.waves_per_cu,
-                       pricing=pricing)
+    res.alu = alu_cost(issues, geo, layout, ir_priced_at_width(target, table_target, pricing),
+                       resident_waves_per_cu=res.occupancy.waves_per_cu, pricing=pricing)
     traffic = mem.traffic if mem is not None else None
     if res.machine is not None:
         traffic = mc.add_scratch_traffic(traffic, res.machine)

@@ -288,36 +288,69 @@ def machine_pricing(kisa, issues: pd.DataFrame, sites: pd.DataFrame | None, targ
     return AluPricing(site_cost=cost, wave_cycles=wave_cycles), result
 
 
+#: Arithmetic classes that anchor machine instructions to IR sites: the listing and the trace name
+#: them alike, and one IR site of them becomes one machine instruction per component.
+ANCHOR_ARITHMETIC = ("fp32_fma", "fp32_mul", "fp32_add", "fp16_fma", "fp16_mul", "fp16_add",
+                     "fp64_fma", "fp64_mul", "fp64_add")
+
+
 def _unroll_factors(ins: pd.DataFrame, keys: pd.DataFrame, issues: pd.DataFrame, files, lines, cols,
                     at_col: np.ndarray) -> np.ndarray:
-    """How many iterations of its source lines one run of each instruction's basic block does.
+    """Machine instructions per IR execution at each instruction's source position.
 
-    The compiler unrolls loops: a block may hold U copies of a loop body, all on the
-    body's lines, and runs U times less often than those lines do.  Memory messages
-    anchor U: one IR load or store is one message per wave (SIMD halves counted as
-    halves), so a block with U times as many messages at a (line, column) as the IR
-    has memory instructions there was unrolled U times.  Blocks without such a
-    message count 1.
+    The trace counts an IR site once per execution and vector component; the
+    machine code holds a block's instructions once, and the block runs once per
+    ``U`` iterations of the lines it was unrolled from.  So an instruction's
+    executions are its position's IR executions over ``U x`` (its machine copies per
+    IR instruction there).  Two kinds of anchor measure that ratio, as the machine
+    instructions of a kind at a (line, column) in one block over the IR sites of that
+    kind there (SIMD halves counted as halves):
+
+    * memory messages (one per IR load or store and wave, whatever its width): the
+      block's unroll factor ``U``;
+    * floating-point arithmetic of the same class on both sides (one machine
+      instruction per IR instruction and component): ``U`` times the vector width,
+      taken for the instructions at that position and class.  A loop the compiler
+      unrolled 16 times without a memory access in it (a chain of multiply-adds) is
+      found this way, where memory messages alone would charge it 16 times.
+
+    Other instructions of a block take its messages' factor, else the median of its
+    arithmetic anchors, else 1.
     """
     op = issues.groupby("site", observed=True)["opclass"].first().astype(str)
-    mem_sites = keys[keys["site"].map(op).isin(["load", "store", "atomic"])]
-    n_mem = mem_sites.groupby(["file", "line", "column"]).size()
-    pick = ins["send_kind"].isin(["global", "slm", "atomic"]).to_numpy() & at_col
-    out = np.ones(len(ins))
-    if not pick.any() or n_mem.empty:
-        return out
-    m = pd.DataFrame({"block": ins["block"].to_numpy()[pick], "file": files[pick].to_numpy(),
-                      "line": lines[pick].to_numpy(), "column": cols[pick].to_numpy(),
-                      "w": ins["weight"].to_numpy(dtype=float)[pick]})
-    per = m.groupby(["block", "file", "line", "column"])["w"].sum().reset_index()
-    per["n"] = pd.MultiIndex.from_frame(per[["file", "line", "column"]]).map(
-        lambda k: n_mem.get(k, np.nan))
-    per = per.dropna(subset=["n"])
-    if per.empty:
-        return out
-    per["u"] = per["w"] / per["n"]
-    factor = per.groupby("block")["u"].median().round().clip(lower=1.0)
-    return ins["block"].map(factor).fillna(1.0).to_numpy(dtype=float)
+    kind = keys["site"].map(op)
+    block = ins["block"].to_numpy()
+    weight = ins["weight"].to_numpy(dtype=float)
+
+    def ratios(pick: np.ndarray, ir_keys: pd.DataFrame, by_class: bool) -> pd.DataFrame:
+        cols_ir = ["file", "line", "column"] + (["opclass"] if by_class else [])
+        n_ir = ir_keys.assign(opclass=ir_keys["site"].map(op)).groupby(cols_ir).size()
+        m = pd.DataFrame({"block": block[pick], "file": files[pick].to_numpy(),
+                          "line": lines[pick].to_numpy(), "column": cols[pick].to_numpy(), "w": weight[pick],
+                          "opclass": ins["opclass"].astype(str).to_numpy()[pick]})
+        per = m.groupby(["block"] + cols_ir)["w"].sum().reset_index()
+        per["n"] = pd.MultiIndex.from_frame(per[cols_ir]).map(lambda k: n_ir.get(k, np.nan))
+        per = per.dropna(subset=["n"])
+        per["u"] = (per["w"] / per["n"]).clip(lower=1.0)
+        return per
+
+    mem = ratios(ins["send_kind"].isin(["global", "slm", "atomic"]).to_numpy() & at_col,
+                 keys[kind.isin(["load", "store", "atomic"])], by_class=False)
+    arith = ratios(ins["opclass"].isin(ANCHOR_ARITHMETIC).to_numpy() & at_col,
+                   keys[kind.isin(ANCHOR_ARITHMETIC)], by_class=True)
+    factor = mem.groupby("block")["u"].median().round() if not mem.empty else pd.Series(dtype=float)
+    if not arith.empty:
+        fallback = arith.groupby("block")["u"].median().round()
+        factor = pd.concat([factor, fallback[~fallback.index.isin(factor.index)]])
+    out = pd.Series(block).map(factor).fillna(1.0).to_numpy(dtype=float, copy=True)
+    if not arith.empty:  # the anchored arithmetic itself: its own ratio
+        own = pd.MultiIndex.from_frame(arith[["block", "file", "line", "column", "opclass"]])
+        at = pd.MultiIndex.from_arrays([block, files.to_numpy(), lines.to_numpy(), cols.to_numpy(),
+                                        ins["opclass"].astype(str).to_numpy()])
+        hit = at.isin(own)
+        if hit.any():
+            out[hit] = pd.Series(arith["u"].to_numpy(), index=own).reindex(at[hit]).to_numpy()
+    return out
 
 
 #: Register types of 64-bit integers in the listing (``:q`` signed, ``:uq`` unsigned).

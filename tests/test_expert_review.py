@@ -90,10 +90,11 @@ EXPECTATIONS = [
       "the row's values are read contiguously but the vector is gathered through column indices"),
     E("convolution2D_kernel", 9, TARGETS, "fires", "GEN-IMAGE-2D",
       "3x3 neighbourhood: every input is read by nine items, the case for a 2-D cached path",
-      disagreement=("the buffer-as-image replay finds the image slower on Adreno: the texture L1's bandwidth "
-                    "is assumed (64 bytes of tiles a cycle per TP), and a wave reading a row of texels "
-                    "touches sixteen 4x4 tiles where the buffer reads four lines, so the assumed TP L1 "
-                    "limits; with no device to measure it the image advice is withheld")),
+      disagreement=("the buffer-as-image replay finds the image slower on Adreno: the texture L1 moves 166 "
+                    "bytes of tiles a cycle per TP (ArchProbe's 194.5 GB/s, measured with 16-byte texels), "
+                    "and a wave reading a row of 4-byte texels touches sixteen 4x4 tiles where the buffer "
+                    "reads four lines, so the TP L1 limits; whether its rate is in tiles or in texels "
+                    "(4-byte ones faster) is not measured, so the image advice is withheld")),
     E("convolution2D_kernel", 9, TARGETS, "no-gain", "GEN-UNCOALESCED-LOAD",
       "rows of 32 items read 32 consecutive floats: neighbours, not a scatter"),
     E("stencil_naive", 21, PVR + ADRENO + NV, "fires", "GEN-IMAGE-2D",

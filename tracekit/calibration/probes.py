@@ -282,7 +282,8 @@ def summary(agreement: ProbeAgreement) -> dict:
         "quantities": [
             {
                 "quantity": r.probe,
-                "label": r.label + (" (shape: scaled to the device's mean)" if r.probe in s.shape_only else ""),
+                "label": r.label + (" (shape: scaled to the device's mean)" if r.probe in s.shape_only
+                                    else ""),
                 "launches": int(r.points),
                 "agreeing": int(r.agreeing),
                 "agreement": r.agreeing / r.points if r.points else None,
