@@ -114,23 +114,25 @@ def test_row_pitch_is_found_from_work_items_one_row_apart():
 def test_adreno_reads_images_through_the_texture_l1(buffer_trace, image_trace):
     """Adreno guide §6.2, §7.1.5.3, Table 7-2: read-only images go through the texture processor's
     L1, buffers straight to L2.  The image version of the same kernel hits in the TP L1 and asks the
-    L2 for far fewer lines; the buffer version never touches the TP L1."""
+    L2 for fewer lines; the buffer version never touches the TP L1.  The TP L1 is the 1 KiB that
+    ArchProbe published for Adreno 6xx (tests/data/mobile/archprobe), so about half the reads of a
+    3x3 window hit there."""
     buf = analyzers.analyze(SAMPLES / f"{buffer_trace}.tkt", "adreno-640").launches[0]
     img = analyzers.analyze(SAMPLES / f"{image_trace}.tkt", "adreno-640").launches[0]
     bm, im = buf.memory.memory, img.memory.memory
     assert [c.level for c in im.texture_caches] == ["TPL1"]
     assert bm.texture_caches[0].hits + bm.texture_caches[0].misses == 0
-    assert im.texture_caches[0].hit_rate > 0.85
+    assert im.texture_caches[0].hit_rate > 0.5
     breads = buf.per_site[buf.per_site["op"] == "load"]
     ireads = img.per_site[img.per_site["op"] == "load"]
     assert set(ireads["space"]) == {"image"} and (breads["texture_lookups"] == 0).all()
-    assert (ireads["texture_hit_rate"] > 0.85).all()
-    # L2 lines asked for by the reads: a sixth or less (texture misses only)
-    assert ireads["cache_lookups"].sum() * 6 < breads["cache_lookups"].sum()
+    assert (ireads["texture_hit_rate"] > 0.5).all()
+    # L2 lines asked for by the reads: texture misses only, well under the buffer version's
+    assert ireads["cache_lookups"].sum() * 1.5 < breads["cache_lookups"].sum()
     assert (ireads["cache_lookups"] == ireads["texture_fills"]).all()
     l2_buf = bm.caches[0].hits + bm.caches[0].misses
     l2_img = im.caches[0].hits + im.caches[0].misses
-    assert l2_img * 3 < l2_buf
+    assert l2_img * 1.5 < l2_buf
     # the why, in the result: the texture level is a level of the time model, serving most loads
     assert "TPL1" in img.bound.memory_levels_s and img.bound.evidence["load_served_by"]["TPL1"] > 0.5
     # the L2 term falls with the lines; whether the whole launch is faster depends on the TP L1's
@@ -167,7 +169,7 @@ def test_buffer_whatif_predicts_the_image_version(buffer_trace, image_trace):
         actual = ireads["texture_hits"].sum() / ireads["texture_lookups"].sum()
         assert abs(predicted - actual) < 0.1, (target, predicted, actual)
         assert breads["whatif_cache_lookups"].sum() == pytest.approx(ireads["cache_lookups"].sum(), rel=0.25)
-        assert breads["whatif_cache_lookups"].sum() * 4 < breads["cache_lookups"].sum()
+        assert breads["whatif_cache_lookups"].sum() * 1.5 < breads["cache_lookups"].sum()
 
 
 def _open(name):

@@ -62,6 +62,8 @@ def label(dst: Path, rows: list[dict]) -> None:
     for meta, case in zip(t.column("metadata").to_pylist(), rows, strict=True):
         m = json.loads(meta)
         m["probe"] = {"name": case["probe"], "x": case["x"], "unit": case["unit"], "count": case["count"]}
+        if "variant" in case:  # one of several launches timing the same point: the probe reports the best
+            m["probe"].update(variant=case["variant"], combine="fastest")
         metas.append(json.dumps(m, sort_keys=True))
     t = t.set_column(t.schema.get_field_index("metadata"), "metadata", pa.array(metas, pa.string()))
     pq.write_table(t, path)
@@ -85,3 +87,23 @@ def record_suite(kernels: Path, rows: list[dict], groups: int, out: Path, data: 
             shutil.rmtree(out)
         shutil.move(staged, out)
     print(f"wrote {out}")
+
+
+def main(doc: str, cases, kernels: Path, default_out: Path, data=None, after=None) -> None:
+    """A suite script's command line: ``[--groups N] [-o TRACE] [--only PROBE]``.
+
+    ``data(tmp)`` makes the files the cases' ``--arg`` values name (``{key}`` in them) in a
+    temporary folder; ``after(out)`` runs on the published trace (machine code, say).
+    """
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--groups", type=int, default=4, help="work-groups recorded per launch")
+    ap.add_argument("-o", "--out", type=Path, default=default_out)
+    ap.add_argument("--only", help="record only this probe (for a quick look)")
+    opts = ap.parse_args()
+    rows = [c for c in cases() if not opts.only or c["probe"] == opts.only]
+    with tempfile.TemporaryDirectory(prefix="probe-data-") as tmpdir:
+        record_suite(kernels, rows, opts.groups, opts.out, data(Path(tmpdir)) if data else {})
+    if after is not None:
+        after(opts.out)

@@ -10,16 +10,14 @@ probes keep their first ``--groups`` work-groups.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from recording import record_suite  # noqa: E402
+import recording  # noqa: E402
 
 KERNELS = HERE / "probes.cl"
 
@@ -106,14 +104,7 @@ def chase_data(tmp: Path) -> dict[str, str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--groups", type=int, default=4, help="work-groups recorded per launch")
-    ap.add_argument("-o", "--out", type=Path, default=HERE / "adreno640.tkt")
-    ap.add_argument("--only", help="record only this probe (for a quick look)")
-    opts = ap.parse_args()
-    rows = [c for c in cases() if not opts.only or c["probe"] == opts.only]
-    with tempfile.TemporaryDirectory(prefix="chase-") as tmpdir:
-        record_suite(KERNELS, rows, opts.groups, opts.out, chase_data(Path(tmpdir)))
+    recording.main(__doc__, cases, KERNELS, HERE / "adreno640.tkt", data=chase_data)
 
 
 if __name__ == "__main__":

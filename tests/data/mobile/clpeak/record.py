@@ -16,14 +16,12 @@ the higher GB/s (the trace's probe record says so: ``variant`` and
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from recording import record_suite  # noqa: E402
+import recording  # noqa: E402
 
 KERNELS = HERE / "probes.cl"
 
@@ -126,24 +124,6 @@ def cases() -> list[dict]:
     return out
 
 
-def mark_variants(out: Path, rows: list[dict]) -> None:
-    """Add each bandwidth launch's walk to its probe record, with the rule for the pair."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    path = out / "launches.parquet"
-    t = pq.read_table(path)
-    metas = []
-    for meta, case in zip(t.column("metadata").to_pylist(), rows, strict=True):
-        m = json.loads(meta)
-        if "variant" in case:
-            m["probe"]["variant"] = case["variant"]
-            m["probe"]["combine"] = "fastest"
-        metas.append(json.dumps(m, sort_keys=True))
-    t = t.set_column(t.schema.get_field_index("metadata"), "metadata", pa.array(metas, pa.string()))
-    pq.write_table(t, path)
-
-
 def machine_code(out: Path) -> None:
     """Intel's machine code for intel-hd530 (ocloc ``skl``), kept in the trace.
 
@@ -164,15 +144,7 @@ def machine_code(out: Path) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--groups", type=int, default=4, help="work-groups recorded per launch")
-    ap.add_argument("-o", "--out", type=Path, default=HERE / "hd530.tkt")
-    ap.add_argument("--only", help="record only this probe (for a quick look)")
-    opts = ap.parse_args()
-    rows = [c for c in cases() if not opts.only or c["probe"] == opts.only]
-    record_suite(KERNELS, rows, opts.groups, opts.out, {})
-    mark_variants(opts.out, rows)
-    machine_code(opts.out)
+    recording.main(__doc__, cases, KERNELS, HERE / "hd530.tkt", after=machine_code)
 
 
 if __name__ == "__main__":
