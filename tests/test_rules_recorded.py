@@ -209,12 +209,13 @@ def test_image_advice_is_for_neighbourhoods_not_column_walks():
     for walk in ("matmul_naive", "pointer_chase", "matmul_tiled"):
         a = analysis(SAMPLES / f"{walk}.tkt", ("powervr-g6400", "adreno-640", "intel-hd530", "nvidia-h200"))
         assert not [f for f in a.findings if f.rule_id == "GEN-IMAGE-2D"], walk
-    a = analysis(SAMPLES / "conv3x3_buffer.tkt", ("adreno-640", "intel-hd530"))
+    a = analysis(SAMPLES / "conv3x3_buffer.tkt", ("adreno-740", "intel-hd530"))
     f = finding(a, "GEN-IMAGE-2D", "intel-hd530")
     assert f is not None and f.evidence["rows_per_item"] == 3 and f.evidence["elements_per_row"] == 3
-    # on Adreno the same advice comes from the replay of the buffer as an image, once
-    assert finding(a, "GEN-BUFFER-AS-IMAGE", "adreno-640") is not None
-    assert finding(a, "GEN-IMAGE-2D", "adreno-640") is None
+    # on Adreno the same advice comes from the replay of the buffer as an image, once (the 740: the
+    # 640's measured 1 KiB texture L1 prices the change as a loss, tests/test_rules_images.py)
+    assert finding(a, "GEN-BUFFER-AS-IMAGE", "adreno-740") is not None
+    assert finding(a, "GEN-IMAGE-2D", "adreno-740") is None
 
 
 def test_no_finding_cites_line_zero(traces):
