@@ -106,3 +106,20 @@ specs = st.sampled_from([POWERVR, INTEL, NVIDIA,
 def test_compiled_matches_reference(spec, addrs, size, write):
     addrs = np.asarray(addrs, np.int64) // size * size
     assert compiled(addrs, spec, size=size, write=write) == reference(addrs, spec, size=size, write=write)
+
+
+def test_local_data_path_limits_requests_the_banks_serve_fast():
+    """local_memory.bandwidth_bytes_per_cycle: a request takes at least its lanes' bytes over the data
+    path's rate, shared addresses included (ArchProbe's Adreno 640: 88 bytes a cycle)."""
+    from analyzers.memory import local_data_cycles
+
+    # two requests of 64 lanes reading 16 bytes each, one local and one not, then an empty one
+    order = np.arange(128)
+    req_ptr = np.array([0, 64, 128, 128])
+    size = np.full(128, 16)
+    banks = np.array([8, 8, 0])                     # what the banks alone would take
+    is_local = np.array([True, False, True])
+    got = local_data_cycles(banks, order, req_ptr, size, is_local, 88.0)
+    assert got.tolist() == [12, 8, 0]               # ceil(1024 / 88) for the local one only
+    slow_banks = local_data_cycles(np.array([20, 8, 0]), order, req_ptr, size, is_local, 88.0)
+    assert slow_banks.tolist() == [20, 8, 0]     # the banks' conflicts bind when they are slower

@@ -209,3 +209,20 @@ def test_image_rows_without_coordinates_keep_linear_addresses():
     site = rep.per_site.iloc[0]
     assert site["texture_lookups"] == 4 and site["texture_fills"] == 4  # 256 linear bytes: 4 lines
     assert rep.texture_caches[0]["misses"] == 4
+
+
+def test_images_fewer_rows_than_a_tile_stay_dense():
+    """ArchProbe's 1D image chase on the Adreno 640 steps at the buffer's L2 footprint, so a one-row
+    image is stored densely; a two-row image folds its 4-row tiles to 2 rows, twice as wide."""
+    spec = load_target("adreno-640").texture  # 64-byte tiles, 4 rows: 1 x 4 texels of 16 bytes
+    x = np.arange(8)
+    one_row = tiled_addresses(spec, x, np.zeros(8), np.zeros(8), np.full(8, 16), np.zeros(8), np.full(8, 8),
+                              np.ones(8))
+    assert one_row.tolist() == (x * 16).tolist()
+    xs, ys = np.array([0, 1, 0, 2]), np.array([0, 0, 1, 0])
+    two_rows = tiled_addresses(spec, xs, ys, np.zeros(4), np.full(4, 16), np.zeros(4), np.full(4, 8),
+                               np.full(4, 2))
+    assert two_rows.tolist() == [0, 16, 32, 64]   # 2 x 2 texels a tile
+    tall = tiled_addresses(spec, xs, ys, np.zeros(4), np.full(4, 16), np.zeros(4), np.full(4, 8),
+                           np.full(4, 64))
+    assert tall.tolist() == [0, 64, 16, 128]      # 1 x 4 texels a tile, as the target gives
