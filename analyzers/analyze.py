@@ -284,9 +284,8 @@ def analyze(trace, target) -> AnalysisResult:
     """
     from analyzers.machine_code import kernels_for_target, launch_target
 
-    check_trace("trace", trace)
+    trace = resolve_trace(trace)  # first, so a bad trace is named before a bad target
     target = resolve_target(target)
-    trace = resolve_trace(trace)
     geos, warnings = launch_geometries(trace)
     machine = kernels_for_target(trace, target)
     code = {g.launch: machine.get((g.kernel, g.build_options or "")) for g in geos}

@@ -321,13 +321,14 @@ def _unroll_factors(ins: pd.DataFrame, keys: pd.DataFrame, issues: pd.DataFrame,
     kind = keys["site"].map(op)
     block = ins["block"].to_numpy()
     weight = ins["weight"].to_numpy(dtype=float)
+    opclass = ins["opclass"].astype(str).to_numpy()
 
     def ratios(pick: np.ndarray, ir_keys: pd.DataFrame, by_class: bool) -> pd.DataFrame:
         cols_ir = ["file", "line", "column"] + (["opclass"] if by_class else [])
         n_ir = ir_keys.assign(opclass=ir_keys["site"].map(op)).groupby(cols_ir).size()
         m = pd.DataFrame({"block": block[pick], "file": files[pick].to_numpy(),
                           "line": lines[pick].to_numpy(), "column": cols[pick].to_numpy(), "w": weight[pick],
-                          "opclass": ins["opclass"].astype(str).to_numpy()[pick]})
+                          "opclass": opclass[pick]})
         per = m.groupby(["block"] + cols_ir)["w"].sum().reset_index()
         per["n"] = pd.MultiIndex.from_frame(per[cols_ir]).map(lambda k: n_ir.get(k, np.nan))
         per = per.dropna(subset=["n"])
@@ -336,7 +337,7 @@ def _unroll_factors(ins: pd.DataFrame, keys: pd.DataFrame, issues: pd.DataFrame,
 
     mem = ratios(ins["send_kind"].isin(["global", "slm", "atomic"]).to_numpy() & at_col,
                  keys[kind.isin(["load", "store", "atomic"])], by_class=False)
-    arith = ratios(ins["opclass"].isin(ANCHOR_ARITHMETIC).to_numpy() & at_col,
+    arith = ratios(np.isin(opclass, ANCHOR_ARITHMETIC) & at_col,
                    keys[kind.isin(ANCHOR_ARITHMETIC)], by_class=True)
     factor = mem.groupby("block")["u"].median().round() if not mem.empty else pd.Series(dtype=float)
     if not arith.empty:
@@ -345,8 +346,7 @@ def _unroll_factors(ins: pd.DataFrame, keys: pd.DataFrame, issues: pd.DataFrame,
     out = pd.Series(block).map(factor).fillna(1.0).to_numpy(dtype=float, copy=True)
     if not arith.empty:  # the anchored arithmetic itself: its own ratio
         own = pd.MultiIndex.from_frame(arith[["block", "file", "line", "column", "opclass"]])
-        at = pd.MultiIndex.from_arrays([block, files.to_numpy(), lines.to_numpy(), cols.to_numpy(),
-                                        ins["opclass"].astype(str).to_numpy()])
+        at = pd.MultiIndex.from_arrays([block, files.to_numpy(), lines.to_numpy(), cols.to_numpy(), opclass])
         hit = at.isin(own)
         if hit.any():
             out[hit] = pd.Series(arith["u"].to_numpy(), index=own).reindex(at[hit]).to_numpy()

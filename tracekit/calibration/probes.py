@@ -223,12 +223,13 @@ def compare_probes(
         t = target if target is not None else suite.target
         t = load_target(t) if isinstance(t, (str, os.PathLike)) else t
         analysis = analyze(trace, device_target(t, suite.device_config))
-    times = {r.launch: (r.time_s, getattr(r.bound, "verdict", None)) for r in analysis.launches}
+    time_of = {r.launch: r.time_s for r in analysis.launches}
+    bound_of = {r.launch: getattr(r.bound, "verdict", None) for r in analysis.launches}
     probes["model"] = [
-        model_value(u, c, times.get(i, (None, None))[0])
+        model_value(u, c, time_of.get(i))
         for i, u, c in zip(probes.launch, probes.model_unit, probes["count"], strict=True)
     ]
-    probes["bound"] = [times.get(i, (None, None))[1] for i in probes.launch]
+    probes["bound"] = probes.launch.map(bound_of)
     # a probe that times several variants of a point reports its best (clpeak's two walks)
     best = probes.model.where(probes.model_unit == "ns/step", -probes.model)
     probes = probes.assign(_rank=best).sort_values(["probe", "x", "_rank"], na_position="last")
