@@ -17,6 +17,7 @@ import pytest
 from tracekit.calibration.probes import (
     TOLERANCE,
     compare_probes,
+    curve_tables,
     load_suite,
     read_points,
     summary,
@@ -166,3 +167,12 @@ def test_bad_suites_are_refused(tmp_path):
     csv.write_text("probe,x,measured\nbuffer_chase,16,1.0\n")
     with pytest.raises(TracekitError, match="missing column"):
         read_points(csv)
+
+
+def test_docs_show_every_curve_model_beside_device():
+    """docs/calibration.md carries each suite's points as the committed summaries hold them."""
+    docs = (Path(__file__).parent.parent / "docs" / "calibration.md").read_text()
+    for path in sorted(PROBE_SUMMARY_DIR.glob("calibration_probes_*.json")):
+        tables = curve_tables(json.loads(path.read_text()))
+        assert tables.count("| x | device | model | error |") >= 3
+        assert tables in docs, f"regenerate the curves in docs/calibration.md from {path.name}"

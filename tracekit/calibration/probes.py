@@ -309,6 +309,25 @@ def summary(agreement: ProbeAgreement) -> dict:
     }
 
 
+def curve_tables(doc: dict) -> str:
+    """Markdown: every recorded point of a suite's summary, device beside model, one table per probe
+    (docs/calibration.md carries them; tests/test_mobile_probes.py keeps the two the same)."""
+    labels = {q["quantity"]: q["label"] for q in doc.get("quantities", [])}
+    points = [p for p in doc.get("points", []) if p.get("model") is not None]
+    out = [f"#### {doc['target']} ({doc['tool']}, {doc['device']})", ""]
+    for probe in dict.fromkeys(p["probe"] for p in points):
+        rows = [p for p in points if p["probe"] == probe]
+        out += [f"{labels.get(probe, LABELS.get(probe, probe))} ({rows[0]['unit']}):", "",
+                "| x | device | model | error |", "| ---: | ---: | ---: | --- |"]
+        for p in rows:
+            why = p["excluded"].split(":")[0]
+            off = (p["model"] - p["measured"]) / p["measured"] * 100
+            err = f"excluded: {why}" if why else f"{off:+.1f} %"
+            out.append(f"| {p['x']} | {p['measured']:g} | {p['model']:.4g} | {err} |")
+        out.append("")
+    return "\n".join(out)
+
+
 SUITES = Path(__file__).resolve().parents[2] / "tests" / "data" / "mobile"
 
 
