@@ -19,27 +19,37 @@ the launch is estimated instead as follows (``method = "warm_sample"``):
    vector, waits in a unit's first level on the device).  Constant caches keep their
    lines in both cases.
 
-2. **Compulsory traffic.**  The second run repeats the sample's own first touches,
-   which then hit; in the whole grid each unit the grid touches is missed once at
-   every shared level.  So each shared level, nearest first, is corrected with the
-   footprint: with ``C`` the distinct units (sectors or lines) the whole grid reads,
-   ``A`` the level's load lookups and ``m`` the second run's load miss rate (the
-   steady-state rate of repeated touches), load misses are ``C + (A - C) m`` and
-   lookups at least ``C``.  Where the data fit, ``m = 0`` and only the footprint
-   misses; where the launch streams, ``A = C`` and every lookup misses.  ``A`` is the
-   second run's lookups, scaled, at the first shared level, and the corrected misses
-   of the level above below it.  Stores likewise, with the units the grid writes and
-   never reads as their compulsory misses.  DRAM reads are the last level's load
-   misses, plus, where it allocates on a store, the units written and never read
-   (filled once) and the second run's store fills, scaled; DRAM writes are the units
-   the grid writes (each written back once) plus the second run's evictions of dirty
-   data before the end-of-launch flush, scaled.  A last level that fetches blocks of
-   ``fetch_bytes`` from DRAM misses between once per block and once per sector the
-   grid reads (:func:`_fetching`) and reads each block once.
+2. **Compulsory traffic.**  The second run repeats the sample's own first touches; in
+   the whole grid each unit the grid touches is missed once at every shared level.  So
+   each shared level, nearest first, is corrected with the footprint: with ``C`` the
+   distinct units (sectors or lines) the whole grid reads, ``A`` the level's load
+   lookups and ``m`` the second run's miss rate of repeated touches, load misses are
+   ``C + (A - C) m`` and lookups at least ``C``.  Where the data fit, ``m = 0`` and only
+   the footprint misses; where the launch streams, ``A = C`` and every lookup misses.
+   The second run's first touches of its own units that did not survive from the first
+   run (the first run's misses less the second's) are left out of ``m`` in the share
+   that is the grid's own first touch (``C`` over the sample's units times the scale):
+   a transposed write whose lines conflict out between the runs is not charged twice,
+   while the other half of a line two groups write still misses.  ``A`` is the second
+   run's lookups, scaled, at the first shared level, and below it the corrected misses
+   of the level above, its store misses among them where it fetches a line on a store
+   (those lines arrive below as loads, the written-only ones compulsory there too).
+   Stores likewise, with the units the grid writes and never reads as their compulsory
+   misses.  DRAM reads are the last level's corrected misses (store fills included
+   where it allocates); DRAM writes are the units the grid writes, or the second run's
+   evictions of dirty data before the end-of-launch flush, scaled, where those are more
+   (a line evicted half-written is written back twice): at steady state each line's
+   first write-back is among those evictions, so the two are not added.  A last level
+   that fetches blocks of ``fetch_bytes`` from DRAM misses between once per block and
+   once per sector the grid reads (:func:`_fetching`) and reads each block once.
 
-3. **Latency.**  The counted run's steps (:mod:`analyzers.inflight`) stop at a shared
-   level where its own first run left the data; the misses the footprint adds move
-   their share of those steps one level down (:func:`deepen_steps`).
+3. **Latency.**  The recording keeps the first groups, so the first run is the whole
+   launch's opening exactly, and where a round runs more groups than were recorded, the
+   whole opening round starts cold (:func:`cold_weight`).  The step tally
+   (:mod:`analyzers.inflight`) is the first run's for the opening, fill waits included,
+   and the counted run's for the rest, where its steps stop at a shared level that its
+   own first run filled; the misses the footprint adds beyond the opening's move their
+   share of those steps one level down (:func:`whole_launch_steps`, :func:`deepen_steps`).
 
 Counts are returned as the recorded groups' share (the whole-launch estimate divided
 by G / N), so that the caller scales them like any other sampled count.  Assumptions:
@@ -53,8 +63,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from functools import cache
 
+import numpy as np
+
 from analyzers.cache import CacheHierarchy, LevelStats
 from analyzers.memory import (
+    OP_CODES,
+    SPACE_CODES,
     MemoryReplay,
     _assemble,
     _batch_arrays,
@@ -108,7 +122,7 @@ def applies(target, footprint: LaunchFootprint | None, scale: float) -> bool:
 
 
 def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows: int, *,
-                rotate: bool = False, counted_levels=None, warm_passes: int = 1):
+                rotate: bool = False, counted_levels=None, warm_passes: int = 1, cold: dict | None = None):
     """Run the recorded groups once, ``settle(hierarchy)``, then count a second run.
 
     ``rotate``: the counted run moves group g to the unit of group g + n/2 (n the units the
@@ -117,7 +131,9 @@ def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows:
     has run as many different groups, as a unit that runs one group after another has by the
     middle of the launch (:func:`unit_warm_passes`).  ``counted_levels(levels, dram, evicted,
     cold)`` may correct the counted run's level counts and DRAM bytes before they are
-    assembled (it returns them and an extra value passed back).  Returns the one-launch
+    assembled (it returns them and an extra value passed back).  ``cold``, a dict, receives
+    the cold run's level counts (``levels``), fill counts (``fills``) and the groups one
+    round of the replay runs side by side (``round_groups``).  Returns the one-launch
     :class:`MemoryReplay` and that extra value.
     """
     hierarchy = CacheHierarchy.from_target(target)
@@ -135,10 +151,16 @@ def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows:
         return TextureReplay.for_launch(trace, target, launch) if textured else None
 
     first = _LaunchReplay(target, hierarchy, group_size or None, texture(), patterns=False)
+    touched = _SampleUnits(target.caches) if cold is not None else None
     for cols, _ in chunks():
         first.add(cols)
+        if touched is not None:
+            touched.add(cols)
     # what the cold run's last level missed and fetched: how many units one fetch serves
     cold_fetch = (int(hierarchy.stats()[-1].load_misses), int(hierarchy.dram_bytes_read))
+    if cold is not None:
+        cold.update(levels=hierarchy.stats(), round_groups=block, units=touched.distinct(),
+                    fills=first.fills.counts() if first.fills is not None else None)
     span = max(1, min(int(first.groups_done), int(target.compute_units)))  # units the sample used
     passes = max(1, min(int(warm_passes), span // 2)) if rotate else 1
     for k in range(1, passes):
@@ -172,14 +194,50 @@ def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows:
     return rep, extra
 
 
+class _SampleUnits:
+    """The distinct units (sectors or lines) the recorded groups read and write, at each
+    shared level's unit: how many of the counted run's misses can be its own first touches.
+    Buffer and constant accesses (an image read reaches the shared levels at its tiled address)."""
+
+    def __init__(self, caches):
+        self.shifts = sorted({_unit(c).bit_length() - 1 for c in caches if c.scope == "shared"})
+        self._parts: dict[tuple[int, int], list[np.ndarray]] = {}
+
+    def add(self, cols: dict) -> None:
+        space, op = cols["space"], cols["op"]
+        mem = (space == SPACE_CODES["global"]) | (space == SPACE_CODES["constant"])
+        addr = cols["address"] & np.int64(0x7FFFFFFFFFFFFFFF)
+        last = addr + np.maximum(cols["size"].astype(np.int64), 1) - 1
+        for code, kind in ((OP_CODES["load"], 0), (OP_CODES["store"], 1), (OP_CODES["atomic"], 2)):
+            on = mem & (op == code)
+            if not on.any():
+                continue
+            a, b = addr[on], last[on]
+            for sh in self.shifts:
+                units = np.unique(np.concatenate([a >> sh, b >> sh]))
+                for k in ((0, 1) if kind == 2 else (kind,)):
+                    self._parts.setdefault((sh, k), []).append(units)
+
+    def distinct(self) -> dict[int, tuple[int, int]]:
+        """Unit bytes -> (units read, units written)."""
+        out = {}
+        for sh in self.shifts:
+            n = [len(np.unique(np.concatenate(self._parts[(sh, k)]))) if (sh, k) in self._parts else 0
+                 for k in (0, 1)]
+            out[1 << sh] = (n[0], n[1])
+        return out
+
+
 def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFootprint, scale: float,
                 *, groups_recorded: int = 0, total_groups: int = 0,
                 chunk_rows: int = 1 << 20) -> tuple[MemoryReplay, MemoryEstimate]:
     """Replay one sampled launch as the module docstring says; counts are the recorded share."""
     seen = {}
+    cold: dict = {}
 
-    def corrected(levels, dram, evicted, cold):
-        out = steady_state(levels, dram, evicted, footprint, target.caches, scale, cold)
+    def corrected(levels, dram, evicted, cold_fetch):
+        out = steady_state(levels, dram, evicted, footprint, target.caches, scale, cold_fetch,
+                           cold_levels=cold.get("levels"), sample_units=cold.get("units"))
         seen["before"], seen["after"] = levels, out[0]
         return out
 
@@ -188,14 +246,65 @@ def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFo
     settle = CacheHierarchy.settle_all if units_warm else CacheHierarchy.settle_shared
     rep, compulsory_bytes = _two_passes(trace, target, launch, group_size, settle, chunk_rows,
                                         rotate=units_warm, counted_levels=corrected,
-                                        warm_passes=unit_warm_passes(target, total_groups or None))
+                                        warm_passes=unit_warm_passes(target, total_groups or None),
+                                        cold=cold)
     if rep.fills and launch in rep.fills:
         n_tex = len(target.texture.caches) if target.texture is not None else 0
-        rep.fills[launch] = deepen_steps(rep.fills[launch], seen["before"], seen["after"], target.caches,
-                                         n_tex)
+        w_cold = cold_weight(scale, groups_recorded, total_groups, cold.get("round_groups", 1))
+        rep.fills[launch] = whole_launch_steps(rep.fills[launch], cold.get("fills"), seen["before"],
+                                               seen["after"], cold.get("levels"), target.caches, n_tex,
+                                               scale, w_cold)
     estimate = MemoryEstimate("warm_sample", int(groups_recorded), int(total_groups), float(scale),
                               *compulsory_bytes)
     return rep, estimate
+
+
+def cold_weight(scale: float, groups_recorded: int, total_groups: int, round_groups: int) -> float:
+    """How many recorded samples' worth of the launch meet the caches cold, as the sample's first run.
+
+    The recording keeps the first groups, so its cold run is the whole launch's opening
+    groups exactly; where one round of the launch runs more groups side by side than were
+    recorded (a grid of fewer groups than the H200 has SMs), every group of that round starts
+    cold and waits on the same fills.  Between 1 and ``scale``.
+    """
+    n = max(1, int(groups_recorded))
+    total = int(total_groups) if total_groups else int(round(n * scale))
+    opening = max(n, min(int(round_groups), total))
+    return float(min(max(opening / n, 1.0), scale))
+
+
+def whole_launch_steps(counted: dict, cold: dict | None, before: list[LevelStats], after: list[LevelStats],
+                       cold_levels: list[LevelStats] | None, caches, n_tex: int, scale: float,
+                       w_cold: float) -> dict:
+    """The step tally of the whole launch (recorded share): its opening groups as the cold run
+    found them, fill waits included, and the rest as the counted run at steady state with the
+    compulsory misses the opening did not take moved down (:func:`deepen_steps`).
+
+    The counted run meets the shared levels holding its own first run's lines; alone it
+    would make a grid whose shared data is first read in its opening round (a tiled GEMM's
+    matrices, a one-round launch) as fast as its warm middle.
+    """
+    w_count = scale - w_cold
+    if cold is None or cold_levels is None or w_count < 0:
+        return deepen_steps(counted, before, after, caches, n_tex)
+    if w_count <= 0:
+        rest = {}
+    else:
+        # misses per sample's share that the steady-state groups still take
+        share = [replace(a, load_misses=max(round((a.load_misses * scale - w_cold * c.load_misses) / w_count),
+                                            b.load_misses))
+                 for a, b, c in zip(after, before, cold_levels, strict=True)]
+        rest = deepen_steps(counted, before, share, caches, n_tex)
+    out = dict(counted)
+    for key in ("depth_requests", "depth_lines"):
+        if key not in counted or key not in cold:
+            continue
+        # the opening's steps with their fill waits (a line another group asked for is on its way)
+        opening = [float(x) for x in cold.get(key + "_waits", cold[key])]
+        steady = [float(x) for x in rest.get(key, counted[key])] if rest else [0.0] * len(opening)
+        merged = [round((w_cold * o + w_count * r) / scale) for o, r in zip(opening, steady, strict=True)]
+        out[key] = out[key + "_waits"] = merged
+    return out
 
 
 def deepen_steps(counts: dict, before: list[LevelStats], after: list[LevelStats], caches, n_tex: int) -> dict:
@@ -289,12 +398,28 @@ def _unit(level) -> int:
     return int(level.sector_bytes or level.line_bytes)
 
 
-def _corrected(hits: int, misses: int, scale: float, compulsory: int, lookups: float | None = None):
+def _corrected(hits: int, misses: int, scale: float, compulsory: float, lookups: float | None = None,
+               own: int = 0, cold_misses: int | None = None):
     """(lookups, misses) of the whole launch: ``compulsory + (lookups - compulsory) x miss rate``.
 
-    ``lookups`` overrides the scaled count (the corrected misses of the level above)."""
+    ``lookups`` overrides the scaled count (the corrected misses of the level above).  The
+    rate leaves out the counted run's misses that are the grid's compulsory ones again: of the
+    sample's ``own`` distinct units, those that did not survive from the cold run
+    (``cold_misses``, the cold run's misses: what the counted run saved is what survived) miss
+    on first touch, and the share ``compulsory / (own x scale)`` of those first touches is the
+    grid's first touch of a unit (1 where no two groups share a unit).  A transposed write whose
+    lines conflict out between the runs is then not charged twice; where two groups write
+    halves of one line, the other half's miss stays.
+    """
     seen = hits + misses
-    rate = misses / seen if seen else 0.0
+    first = seen_first = 0.0
+    if own and cold_misses is not None:
+        survived = max(int(cold_misses) - int(misses), 0)
+        share = min(float(compulsory) / (own * scale), 1.0) if scale > 0 else 0.0
+        first = min(max(own - survived, 0), own, misses) * share
+        seen_first = own * share
+    rest = seen - seen_first
+    rate = (misses - first) / rest if rest > 0 else 0.0
     total = seen * scale if lookups is None else max(lookups, seen * scale)
     missed = compulsory + max(total - compulsory, 0.0) * rate
     return max(total, float(compulsory)), missed
@@ -322,18 +447,22 @@ def _fetching(spec, footprint: LaunchFootprint, reads: int, cold_fetch,
 
 
 def steady_state(levels: list[LevelStats], dram: tuple[int, int], evicted_dirty: int,
-                 footprint: LaunchFootprint, caches, scale: float, cold_fetch=None):
+                 footprint: LaunchFootprint, caches, scale: float, cold_fetch=None, *,
+                 cold_levels: list[LevelStats] | None = None, sample_units: dict | None = None):
     """The shared levels' counts and the DRAM bytes with the grid's compulsory traffic.
 
     ``levels`` and ``dram`` are the counted run's (recorded share), ``evicted_dirty`` its
     DRAM writes before the flush, ``cold_fetch`` the cold run's last-level load misses and
     DRAM bytes read (for a last level with ``fetch_bytes``).  Returns the corrected levels and
     DRAM bytes (again the recorded share) and the compulsory bytes read and written at the
-    last level's unit.  See the module docstring for the formulas.
+    last level's unit.  ``cold_levels`` (the cold run's counts) and ``sample_units`` (unit
+    bytes -> the sample's distinct units read and written) tell the counted run's first
+    touches from its repeats (:func:`_corrected`).  See the module docstring for the formulas.
     """
     out = list(levels)
     distinct = cache(footprint.distinct_units)  # bitmaps are walked once per unit size
     above = None  # corrected load misses of the shared level above, in bytes
+    fills_from_above = False  # the level above fetches a line on a store miss (its fills are loads here)
     fetch_read = None  # DRAM bytes the last level's load misses fetch, where it fetches blocks
     per_miss = 0.0  # bytes a load miss of the last shared level brings
     for k, (spec, st) in enumerate(zip(caches, levels, strict=True)):
@@ -347,12 +476,22 @@ def steady_state(levels: list[LevelStats], dram: tuple[int, int], evicted_dirty:
         if fetching:
             blocks = distinct(fetch)[0]
             compulsory, per_miss = _fetching(spec, footprint, reads, cold_fetch, blocks)
+        own_read, own_written = (sample_units or {}).get(unit, (0, 0))
+        store_compulsory = written_only
+        if fills_from_above:  # lines the grid only writes arrive here first as loads, then written back
+            compulsory += written_only
+            own_read, own_written, store_compulsory = own_read + own_written, 0, 0
+        cold_st = cold_levels[k] if cold_levels is not None else None
         loads, load_misses = _corrected(st.load_hits, st.load_misses, scale, compulsory,
-                                        None if above is None else above / unit)
-        stores, store_misses = _corrected(st.store_hits, st.store_misses, scale, written_only)
+                                        None if above is None else above / unit, own_read,
+                                        None if cold_st is None else cold_st.load_misses)
+        stores, store_misses = _corrected(st.store_hits, st.store_misses, scale, store_compulsory, None,
+                                          own_written, None if cold_st is None else cold_st.store_misses)
         if fetching:  # blocks once each, then the repeated misses at the cold run's bytes per miss
             fetch_read = blocks * float(fetch) + max(load_misses - compulsory, 0.0) * per_miss
-        above = load_misses * unit
+        # a store that misses a write-allocating level fetches its line from the level below
+        above = (load_misses + (store_misses if spec.write_allocate else 0.0)) * unit
+        fills_from_above = bool(spec.write_allocate)
         out[k] = replace(st, load_hits=round((loads - load_misses) / scale),
                          load_misses=round(load_misses / scale),
                          store_hits=round((stores - store_misses) / scale),
@@ -361,12 +500,18 @@ def steady_state(levels: list[LevelStats], dram: tuple[int, int], evicted_dirty:
     unit = _unit(last)
     reads, writes, written_only = distinct(unit)
     load_fetch = st.load_misses * (per_miss if fetch_read is not None else unit)
+    # Store fills and write-backs: at steady state the counted run's fills and dirty evictions
+    # already include each line's first (a group's lines leave before the group after it runs
+    # again), so the footprint is a floor, not an addition: a line the grid writes once is
+    # fetched and written back once, a line evicted half-written and written again twice.
     fills = max(dram[0] - load_fetch, 0) * scale  # the counted run's store fills
     if last.write_allocate:
-        fills += written_only * unit
+        fills = max(fills, float(written_only * unit))
     if fetch_read is not None:
         read = fetch_read + fills
-    else:
-        read = (above if above is not None else st.load_misses * unit * scale) + fills
-    written = writes * unit + evicted_dirty * scale
+    elif above is None:
+        read = st.load_misses * unit * scale + fills
+    else:  # the last level's corrected misses, its store fills among them where it allocates
+        read = above + (0.0 if last.write_allocate else fills)
+    written = max(float(writes * unit), evicted_dirty * scale)
     return out, (round(read / scale), round(written / scale)), (reads * unit, writes * unit)
