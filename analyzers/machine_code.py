@@ -195,6 +195,13 @@ def _site_keys(sites: pd.DataFrame | None, kernel: str, executed: np.ndarray) ->
                          "column": s["column"].fillna(-1).astype(np.int64)})
 
 
+#: Least share of a listing's machine instructions that must sit on source lines the launch ran
+#: for the listing to price it.  Every listing of the bundled samples places 91 % or more; a
+#: compile that folds a loop away still places what it kept (the trace's share of instructions
+#: with machine code, ``dynamic_coverage``, may then be low and is not a sign of a bad mapping).
+MIN_PLACED_SHARE = 0.5
+
+
 def machine_pricing(kisa, issues: pd.DataFrame, sites: pd.DataFrame | None, target, geo,
                     waves: int) -> tuple[AluPricing | None, MachineCodeResult]:
     """Per-site machine costs for :func:`analyzers.alu.alu_cost`, and the result that explains them.
@@ -230,6 +237,15 @@ def machine_pricing(kisa, issues: pd.DataFrame, sites: pd.DataFrame | None, targ
     at_col = pd.MultiIndex.from_arrays([files, lines, cols]).isin(col_n.index)
     at_line = ~at_col & pd.MultiIndex.from_arrays([files, lines]).isin(line_n.index)
     once = ~(at_col | at_line)
+    placed = float((~once).mean()) if len(ins) else 0.0
+    if placed < MIN_PLACED_SHARE:
+        # a listing built from another file, or from another version of this one: its
+        # instructions would be charged once per wave, not where the trace ran them
+        return None, MachineCodeResult(
+            priced_by="ir", static_coverage=placed,
+            reason=(f"only {placed:.0%} of the {len(ins)} machine instructions sit on source lines "
+                    f"this launch ran (at least {MIN_PLACED_SHARE:.0%} are needed to price by them); "
+                    "ALU time from the IR model"), **common)
     unroll = _unroll_factors(ins, keys, issues, files, lines, cols, at_col)
     cyc = instruction_cycles(ins, target, geo.fast_math) / unroll
 

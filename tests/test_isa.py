@@ -142,6 +142,31 @@ def test_sample_kernels_priced_from_machine_code(tmp_path):
             assert "machine instructions" in r.machine.reason
 
 
+def test_a_listing_that_does_not_map_falls_back_to_the_ir_model(tmp_path, monkeypatch):
+    """A listing whose instructions name another source file (a build of another file with the same
+    text) places none of them on the trace's lines: the IR model prices the launch and says why."""
+    import dataclasses
+
+    import analyzers.machine_code as mc
+
+    path = _copy("vector_add.tkt", tmp_path)
+    attach(path, ["intel-hd530"])
+    good = analyzers.analyze(path, "intel-hd530").launches[0]
+    assert good.machine.priced_by == "machine_code" and good.machine.static_coverage >= mc.MIN_PLACED_SHARE
+    real = mc.kernels_for_target
+
+    def elsewhere(trace, target):
+        return {key: dataclasses.replace(k, listing=[dict(i, file="/src/other_copy.cl") for i in k.listing])
+                for key, k in real(trace, target).items()}
+
+    monkeypatch.setattr(mc, "kernels_for_target", elsewhere)
+    bad = analyzers.analyze(path, "intel-hd530").launches[0]
+    assert bad.machine.priced_by == "ir" and bad.machine.static_coverage == 0.0
+    assert "0% of the" in bad.machine.reason and "IR model" in bad.machine.reason
+    ir_only = analyzers.analyze(_copy("vector_add.tkt", tmp_path / "plain"), "intel-hd530").launches[0]
+    assert bad.alu.cycles == pytest.approx(ir_only.alu.cycles)
+
+
 def test_unrolled_loop_counts_one_block_run_per_unrolled_iterations(tmp_path):
     # the 8x8 box filter's inner loops are unrolled: 64 loads of one source line in one block
     path = _copy("box_filter_8x8.tkt", tmp_path)
