@@ -223,3 +223,27 @@ def test_neighbour_reads_straddling_lines_are_not_a_scatter_at_line_grain():
     k.load(1, lambda i: 4 * (i.gy * 256 + (i.gx - 1).clip(0, 255)))
     k.ops(2, "fp32_fma", count=4)
     assert not fired(k, "adreno", "GEN-UNCOALESCED-LOAD")
+
+
+def test_cache_thrash_gains_only_where_dram_binds():
+    """Cutting DRAM traffic to the footprint saves DRAM's time, and the launch gains only what that
+    takes off its slowest memory level: an L1-bound launch whose DRAM time is a third of the L1's
+    gains nothing, a DRAM-bound one down to the next level's time."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from analyzers.rules.facts import Facts
+
+    def facts(levels):
+        te = {"alu_s": 1e-6, "memory_s": max(levels.values()), "latency_s": 0.5e-6,
+              "total_s": max(levels.values()), "memory_levels_s": levels}
+        return Facts(target=None, result=SimpleNamespace(time_estimates=te), sites=pd.DataFrame(),
+                     ops=pd.DataFrame())
+
+    l1_bound = facts({"L1": 9e-6, "L2": 4e-6, "DRAM": 3e-6})
+    assert l1_bound.gain_level("DRAM", 2e-6) == 0.0
+    dram_bound = facts({"L1": 2e-6, "L2": 4e-6, "DRAM": 9e-6})
+    assert dram_bound.gain_level("DRAM", 8e-6) == pytest.approx(5e-6)   # down to the L2's 4 us
+    assert dram_bound.gain_level("DRAM", 1e-6) == pytest.approx(1e-6)
+    assert dram_bound.gain_level("texture", 1e-6) == 0.0                 # a level the launch lacks

@@ -218,6 +218,18 @@ class Facts:
         """Total time saved if the memory time dropped by ``seconds``."""
         return self._gain("memory_s", seconds)
 
+    def gain_level(self, level: str, seconds: float) -> float:
+        """Total time saved if one memory level (``DRAM``, ``L2``, ``local_memory``) needed
+        ``seconds`` less: the memory term is the slowest level's time, so a level that is not
+        the bottleneck saves only what it takes off the next slowest, often nothing."""
+        te = self.result.time_estimates or {}
+        levels = {k: float(v or 0.0) for k, v in (te.get("memory_levels_s") or {}).items()}
+        if level not in levels:
+            return 0.0
+        before = max(levels.values())
+        levels[level] = max(0.0, levels[level] - max(0.0, seconds))
+        return self._gain("memory_s", before - max(levels.values()))
+
     def _gain(self, key: str, seconds: float) -> float:
         parts = {k: v for k, v in self.times.items() if k != "total_s"}
         before = max(parts.values())
