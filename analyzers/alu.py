@@ -23,7 +23,10 @@ targets without the table.
 *Classes the target cannot run.*  A target may mark a class unsupported
 (``Target.unsupported``: Adreno exposes no fp64).  Such instructions are not
 priced; the result lists them and carries a warning that says how many issues
-were left out and why, so a verdict is never silently built on them.
+were left out and why, so a verdict is never silently built on them.  The
+exception is double precision in a kernel whose source never names ``double``
+(``LaunchGeometry.uses_double`` False): its doubles are unsuffixed literals, which
+the device's compiler takes as float, so they are priced as their fp32 classes.
 
 *OpenCL ``fma()``.*  The recorder gives the conformant builtin its own class,
 ``math_fma``, because some targets emulate it in software (Adreno); a target that
@@ -197,6 +200,15 @@ class AluResult:
                 "instructions": self.instructions, "roles": self.roles}
 
 
+def as_float_literal(opclass: str, target, geo) -> str:
+    """The class a device without double precision runs ``opclass`` as: an fp64 class of a kernel
+    whose source never names ``double`` is its fp32 counterpart there (see the module docstring)."""
+    if (geo.uses_double is False and opclass.startswith("fp64_")
+            and opclass in (getattr(target, "unsupported", {}) or {})):
+        return "fp32_" + opclass[len("fp64_"):]
+    return opclass
+
+
 def unsupported_warnings(target, issues: dict) -> tuple[str, ...]:
     """One sentence per executed class the target cannot run: what, how often, why, and the effect."""
     name = getattr(target, "name", "the target")
@@ -228,7 +240,10 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
     names = list(issues["opclass"].cat.categories) if hasattr(issues["opclass"], "cat") \
         else sorted(set(issues["opclass"]))
     cannot = set(getattr(target, "unsupported", {}) or {})
-    priced = {n: (0.0, str(n)) if str(n) in cannot else cost_of(str(n), table) for n in names}
+    if geo.uses_double is False:  # literals the device's compiler makes float
+        cannot = {c for c in cannot if not c.startswith("fp64_")}
+    priced = {n: (0.0, str(n)) if str(n) in cannot else cost_of(as_float_literal(str(n), target, geo), table)
+              for n in names}
     base = {n: c for n, (c, _) in priced.items()}
     if pricing is not None and pricing.group_scale and pricing.group_of is not None:
         priced = {n: (c * float(pricing.group_scale.get(pricing.group_of(str(n)), 1.0)), k)
@@ -245,7 +260,8 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
     pipes = pipe_table(target)
     pipe_ids = {p: i for i, p in enumerate(sorted({q for v in pipes.values() for q in split_pipes(v)}))}
     # a class priced as its hardware instruction (SAME_AS) also runs on that instruction's pipe
-    pipe_of = {n: split_pipes(pipes.get(str(n), pipes.get(priced[n][1]) if str(n) in SAME_AS else None))
+    runs_as = {n: as_float_literal(str(n), target, geo) for n in names}
+    pipe_of = {n: split_pipes(pipes.get(runs_as[n], pipes.get(priced[n][1]) if str(n) in SAME_AS else None))
                for n in names}
     pipe = issues["opclass"].map({n: pipe_ids[p[0]] if p else -1 for n, p in pipe_of.items()}) \
         .astype(int).to_numpy()

@@ -41,6 +41,10 @@ class LaunchGeometry:
     #: The trace carries the kernel's source (or says whether it fixes its work-group size),
     #: so a missing ``reqd_work_group_size`` is known to be missing.
     source_known: bool = False
+    #: The kernel's source names the ``double`` type (or enables ``cl_khr_fp64``); False where
+    #: the source is known and does not, so its double-precision work comes from unsuffixed
+    #: literals, which a compiler for a device without fp64 takes as float; None without source.
+    uses_double: bool | None = None
     #: Work-groups the launch had in total / work-groups the trace recorded (sampling).
     total_groups: int = 0
     groups_recorded: int = 0
@@ -125,6 +129,19 @@ def declares_work_group_size(source: str | None, kernel: str) -> bool:
         if name.search(tail):
             return True
     return False
+
+
+_COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_DOUBLE_RE = re.compile(r"\bdouble(?:2|3|4|8|16)?\b|\bcl_khr_fp64\b")
+
+
+def declares_double(source: str | None) -> bool | None:
+    """Whether ``source`` (comments aside) names the double type or the fp64 extension; None
+    without source.  Without either, OpenCL C gives an unsuffixed literal the type float on a
+    device that lacks double precision, so the doubles a recording shows are the literals'."""
+    if not source:
+        return None
+    return bool(_DOUBLE_RE.search(_COMMENT_RE.sub(" ", source)))
 
 
 def _dim3(value, default: int = 1) -> tuple[int, int, int]:
@@ -246,6 +263,7 @@ def launch_geometries(trace) -> tuple[list[LaunchGeometry], list[str]]:
             has_barrier=launch in barriers or bool(meta.get("barrier")),
             compile_time_work_group_size=reqd,
             source_known=bool(row.get("source")) or "reqd_work_group_size" in meta,
+            uses_double=declares_double(row.get("source")),
             total_groups=total, groups_recorded=rec or recorded.get(launch, 0),
             metadata=meta)
         if not total:  # not sampled: every work-group is in the trace

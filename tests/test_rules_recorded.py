@@ -27,6 +27,9 @@ N = 4096
 RECORDINGS = {
     "fdtd": ("fdtd.cl", "fdtd_hz", "64,64", "16,16",
              ["float[4096]=rand:1", "float[4160]=rand:2", "float[4160]=rand:3", "int:64", "int:64"], "all"),
+    "fdtd_double": ("fdtd_double.cl", "fdtd_hz_double", "64,64", "16,16",
+                    ["float[4096]=rand:1", "float[4160]=rand:2", "float[4160]=rand:3", "int:64", "int:64"],
+                    "all"),
     "fdtd_float": ("fdtd.cl", "fdtd_hz_float", "64,64", "16,16",
                    ["float[4096]=rand:1", "float[4160]=rand:2", "float[4160]=rand:3", "int:64", "int:64"],
                    "all"),
@@ -102,14 +105,41 @@ def test_unsuffixed_literal_is_priced_as_double_precision_and_fixed_by_replay(tr
     assert not [f for f in quiet.findings if f.rule_id == "GEN-FP64-IN-FLOAT"]
 
 
-def test_adreno_without_fp64_warns_in_the_findings_and_the_text(traces):
+def test_adreno_takes_unsuffixed_literals_as_float(traces):
+    """A device without double precision compiles an unsuffixed literal as a float (the source never
+    names double): no finding, no warning, and the launch priced as the float kernel is."""
     a = analysis(traces["fdtd"], ("adreno-640",))
+    assert finding(a, "GEN-FP64-IN-FLOAT", "adreno-640") is None
+    assert not any("cannot execute" in w for w in a.warnings)
+    lit, = (r for r in a.results[0].launches)
+    fl, = (r for r in analysis(traces["fdtd_float"], ("adreno-640",)).results[0].launches)
+    assert not lit.alu.unsupported
+    lit_cycles = lit.alu.per_site.groupby("opclass")["alu_cycles"].sum()
+    fl_cycles = fl.alu.per_site.groupby("opclass")["alu_cycles"].sum()
+    assert lit_cycles["fp64_fma"] == pytest.approx(fl_cycles["fp32_fma"])
+    # the widening conversions are still in the recording; everything else matches the float kernel
+    assert fl.alu.cycles < lit.alu.cycles < 1.5 * fl.alu.cycles
+
+
+def test_source_names_double_outside_comments_only():
+    from analyzers.geometry import declares_double
+
+    assert declares_double(None) is None and declares_double("") is None
+    assert declares_double("// reads as a double\n__kernel void k(float x) { y = 0.7 * x; }") is False
+    assert declares_double("/* double */ __kernel void k() {}") is False
+    assert declares_double("__kernel void k() { double2 v; }") is True
+    assert declares_double("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n__kernel void k() {}") is True
+    assert declares_double("__kernel void k() { int doubled = 2; }") is False
+
+
+def test_adreno_without_fp64_warns_where_the_source_names_double(traces):
+    a = analysis(traces["fdtd_double"], ("adreno-640",))
     f = finding(a, "GEN-FP64-IN-FLOAT", "adreno-640")
     assert f is not None and f.evidence["double_supported"] is False
     assert "no double precision" in f.evidence["warning"] and f.what_if is None
     assert any("fp64_fma" in w and "cannot execute" in w for w in a.warnings)
     from tracekit.cli.analyze import run_analyze
-    text = run_analyze(str(traces["fdtd"]), ["adreno-640"], "text", None, progress=False)
+    text = run_analyze(str(traces["fdtd_double"]), ["adreno-640"], "text", None, progress=False)
     assert "warning:" in text and "cannot execute" in text
 
 
