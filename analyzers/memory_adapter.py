@@ -323,8 +323,10 @@ def memory_by_launch(trace, target, geos, targets: dict | None = None) -> dict[i
         t = (targets or {}).get(g.launch, target)
         footprint = launch_footprint(trace, g.launch) if g.sample_scale > 1 else None
         if applies(t, footprint, g.sample_scale):
+            first = (g.metadata.get("sampling") or {}).get("mode", "first") == "first"
             rep, estimate = replay_warm(trace, t, g.launch, g.work_group_size, footprint, g.sample_scale,
-                                        groups_recorded=g.groups_recorded, total_groups=g.total_groups)
+                                        groups_recorded=g.groups_recorded, total_groups=g.total_groups,
+                                        first_groups=first)
         elif warm_units_apply(t, g.sample_scale, g.groups_recorded or g.num_groups, g.total_groups or None):
             rep = replay_warm_units(trace, t, g.launch, g.work_group_size,
                                     total_groups=g.total_groups or None)

@@ -43,9 +43,9 @@ the launch is estimated instead as follows (``method = "warm_sample"``):
    that fetches blocks of ``fetch_bytes`` from DRAM misses between once per block and
    once per sector the grid reads (:func:`_fetching`) and reads each block once.
 
-3. **Latency.**  The recording keeps the first groups, so the first run is the whole
-   launch's opening exactly, and where a round runs more groups than were recorded, the
-   whole opening round starts cold (:func:`cold_weight`).  The step tally
+3. **Latency.**  A recording that keeps the first groups has a first run that is the
+   whole launch's opening exactly, and where a round runs more groups than were recorded,
+   the whole opening round starts cold, whichever were recorded (:func:`cold_weight`).  The step tally
    (:mod:`analyzers.inflight`) is the first run's for the opening, fill waits included,
    and the counted run's for the rest, where its steps stop at a shared level that its
    own first run filled; the misses the footprint adds beyond the opening's move their
@@ -229,9 +229,10 @@ class _SampleUnits:
 
 
 def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFootprint, scale: float,
-                *, groups_recorded: int = 0, total_groups: int = 0,
+                *, groups_recorded: int = 0, total_groups: int = 0, first_groups: bool = True,
                 chunk_rows: int = 1 << 20) -> tuple[MemoryReplay, MemoryEstimate]:
-    """Replay one sampled launch as the module docstring says; counts are the recorded share."""
+    """Replay one sampled launch as the module docstring says; counts are the recorded share.
+    ``first_groups``: the recording kept the grid's first groups (not groups drawn across it)."""
     seen = {}
     cold: dict = {}
 
@@ -250,7 +251,7 @@ def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFo
                                         cold=cold)
     if rep.fills and launch in rep.fills:
         n_tex = len(target.texture.caches) if target.texture is not None else 0
-        w_cold = cold_weight(scale, groups_recorded, total_groups, cold.get("round_groups", 1))
+        w_cold = cold_weight(scale, groups_recorded, total_groups, cold.get("round_groups", 1), first_groups)
         rep.fills[launch] = whole_launch_steps(rep.fills[launch], cold.get("fills"), seen["before"],
                                                seen["after"], cold.get("levels"), target.caches, n_tex,
                                                scale, w_cold)
@@ -259,18 +260,24 @@ def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFo
     return rep, estimate
 
 
-def cold_weight(scale: float, groups_recorded: int, total_groups: int, round_groups: int) -> float:
+def cold_weight(scale: float, groups_recorded: int, total_groups: int, round_groups: int,
+                first_groups: bool = True) -> float:
     """How many recorded samples' worth of the launch meet the caches cold, as the sample's first run.
 
-    The recording keeps the first groups, so its cold run is the whole launch's opening
-    groups exactly; where one round of the launch runs more groups side by side than were
-    recorded (a grid of fewer groups than the H200 has SMs), every group of that round starts
-    cold and waits on the same fills.  Between 1 and ``scale``.
+    A recording that keeps the first groups (``first_groups``) has a cold run that is the
+    whole launch's opening groups exactly; where one round of the launch runs more groups side
+    by side than were recorded (a grid of fewer groups than the H200 has SMs), every group of
+    that round starts cold and waits on the same fills, whichever groups were recorded.  A
+    sample drawn across the grid over several rounds has no opening of its own: 0.  At most
+    ``scale``.
     """
     n = max(1, int(groups_recorded))
     total = int(total_groups) if total_groups else int(round(n * scale))
-    opening = max(n, min(int(round_groups), total))
-    return float(min(max(opening / n, 1.0), scale))
+    if total <= int(round_groups):
+        return float(scale)
+    if not first_groups:
+        return 0.0
+    return float(min(max(n, min(int(round_groups), total)) / n, scale))
 
 
 def whole_launch_steps(counted: dict, cold: dict | None, before: list[LevelStats], after: list[LevelStats],

@@ -214,3 +214,16 @@ def test_units_run_as_many_groups_before_the_count_as_they_would_mid_launch():
     assert unit_warm_passes(h200, 264) == 1
     assert unit_warm_passes(h200, 3 * 132) == 2
     assert unit_warm_passes(h200, 4096) == WARM_UNIT_PASSES == 4
+
+
+def test_cold_run_stands_for_the_launchs_opening():
+    """Recorded first groups are the launch's opening: they count once, or for the whole first round
+    where it runs more groups side by side; a one-round launch is cold throughout whichever groups were
+    kept; groups drawn across a grid of several rounds have no opening of their own."""
+    from analyzers.warm_sample import cold_weight
+
+    assert cold_weight(8.0, 8, 64, 2) == 1.0              # Adreno: 2 groups a round, 8 recorded
+    assert cold_weight(128.0, 1, 128, 132) == 128.0        # H200: all 128 groups start together
+    assert cold_weight(32.0, 4, 128, 16) == 4.0            # the first round's 16 groups, 4 recorded
+    assert cold_weight(32.0, 4, 128, 16, first_groups=False) == 0.0
+    assert cold_weight(32.0, 4, 128, 132, first_groups=False) == 32.0
