@@ -239,11 +239,10 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
 
     names = list(issues["opclass"].cat.categories) if hasattr(issues["opclass"], "cat") \
         else sorted(set(issues["opclass"]))
-    cannot = set(getattr(target, "unsupported", {}) or {})
-    if geo.uses_double is False:  # literals the device's compiler makes float
-        cannot = {c for c in cannot if not c.startswith("fp64_")}
-    priced = {n: (0.0, str(n)) if str(n) in cannot else cost_of(as_float_literal(str(n), target, geo), table)
-              for n in names}
+    # what each class runs as (a literal's double as a float, where the device has no fp64)
+    runs_as = {n: as_float_literal(str(n), target, geo) for n in names}
+    cannot = {c for c in (getattr(target, "unsupported", {}) or {}) if as_float_literal(c, target, geo) == c}
+    priced = {n: (0.0, str(n)) if str(n) in cannot else cost_of(runs_as[n], table) for n in names}
     base = {n: c for n, (c, _) in priced.items()}
     if pricing is not None and pricing.group_scale and pricing.group_of is not None:
         priced = {n: (c * float(pricing.group_scale.get(pricing.group_of(str(n)), 1.0)), k)
@@ -260,7 +259,6 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
     pipes = pipe_table(target)
     pipe_ids = {p: i for i, p in enumerate(sorted({q for v in pipes.values() for q in split_pipes(v)}))}
     # a class priced as its hardware instruction (SAME_AS) also runs on that instruction's pipe
-    runs_as = {n: as_float_literal(str(n), target, geo) for n in names}
     pipe_of = {n: split_pipes(pipes.get(runs_as[n], pipes.get(priced[n][1]) if str(n) in SAME_AS else None))
                for n in names}
     pipe = issues["opclass"].map({n: pipe_ids[p[0]] if p else -1 for n, p in pipe_of.items()}) \

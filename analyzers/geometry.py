@@ -10,6 +10,7 @@ the best the data supports.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -135,6 +136,7 @@ _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _DOUBLE_RE = re.compile(r"\bdouble(?:2|3|4|8|16)?\b|\bcl_khr_fp64\b")
 
 
+@functools.lru_cache(maxsize=64)
 def declares_double(source: str | None) -> bool | None:
     """Whether ``source`` (comments aside) names the double type or the fp64 extension; None
     without source.  Without either, OpenCL C gives an unsuffixed literal the type float on a

@@ -251,7 +251,7 @@ def replay_warm(trace, target, launch: int, group_size: int, footprint: LaunchFo
                                         cold=cold)
     if rep.fills and launch in rep.fills:
         n_tex = len(target.texture.caches) if target.texture is not None else 0
-        w_cold = cold_weight(scale, groups_recorded, total_groups, cold.get("round_groups", 1), first_groups)
+        w_cold = cold_weight(scale, groups_recorded, total_groups, cold["round_groups"], first_groups)
         rep.fills[launch] = whole_launch_steps(rep.fills[launch], cold.get("fills"), seen["before"],
                                                seen["after"], cold.get("levels"), target.caches, n_tex,
                                                scale, w_cold)
@@ -292,7 +292,7 @@ def whole_launch_steps(counted: dict, cold: dict | None, before: list[LevelStats
     matrices, a one-round launch) as fast as its warm middle.
     """
     w_count = scale - w_cold
-    if cold is None or cold_levels is None or w_count < 0:
+    if cold is None or cold_levels is None:
         return deepen_steps(counted, before, after, caches, n_tex)
     if w_count <= 0:
         rest = {}

@@ -218,12 +218,17 @@ class Facts:
         """Total time saved if the memory time dropped by ``seconds``."""
         return self._gain("memory_s", seconds)
 
-    def gain_level(self, level: str, seconds: float) -> float:
-        """Total time saved if one memory level (``DRAM``, ``L2``, ``local_memory``) needed
-        ``seconds`` less: the memory term is the slowest level's time, so a level that is not
-        the bottleneck saves only what it takes off the next slowest, often nothing."""
+    @property
+    def memory_levels(self) -> dict[str, float]:
+        """Seconds each memory level (``DRAM``, ``L2``, ``local_memory``, ...) needs for its traffic."""
         te = self.result.time_estimates or {}
-        levels = {k: float(v or 0.0) for k, v in (te.get("memory_levels_s") or {}).items()}
+        return {k: float(v or 0.0) for k, v in (te.get("memory_levels_s") or {}).items()}
+
+    def gain_level(self, level: str, seconds: float) -> float:
+        """Total time saved if one memory level needed ``seconds`` less: the memory term is the
+        slowest level's time, so a level that is not the bottleneck saves only what it takes off
+        the next slowest, often nothing."""
+        levels = self.memory_levels
         if level not in levels:
             return 0.0
         before = max(levels.values())

@@ -22,6 +22,5 @@ def check(f, t):
     if not foot or dram < t.ratio * foot:
         return None
     # DRAM's own time shrinks to the footprint's; the launch gains only where DRAM binds
-    dram_s = float(((f.result.time_estimates or {}).get("memory_levels_s") or {}).get("DRAM", 0.0))
     return Hit({"dram_bytes": int(dram), "footprint_bytes": int(foot), "ratio": round(dram / foot, 2)},
-               gain_s=f.gain_level("DRAM", dram_s * (1 - foot / dram)))
+               gain_s=f.gain_level("DRAM", f.memory_levels.get("DRAM", 0.0) * (1 - foot / dram)))
