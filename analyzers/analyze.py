@@ -27,6 +27,7 @@ from analyzers.bound import (
     load_chains,
     load_chains_from_requests,
 )
+from analyzers.compiled import CompiledView, compiled_view
 from analyzers.geometry import LaunchGeometry, launch_geometries
 from analyzers.machine_code import MachineCodeResult
 from analyzers.memory_adapter import LaunchMemory, memory_by_launch
@@ -60,6 +61,8 @@ class LaunchResult:
     per_site: pd.DataFrame = field(default_factory=pd.DataFrame)
     #: How the ALU time was priced (machine code, IR, IR with factors) and the machine code's facts.
     machine: MachineCodeResult | None = None
+    #: What the optimizing compile removed, where the trace carries the compiled view (analyzers.compiled).
+    compiled: CompiledView | None = None
 
     @property
     def verdict(self) -> str | None:
@@ -230,6 +233,11 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
         roles = role_pricing(issues, sites, geo.kernel, table_target)
         if roles is not None:
             pricing = replace(pricing or AluPricing(), site_scale=roles.site_scale, roles=roles.to_dict())
+        res.compiled = compiled_view(issues, sites, geo.kernel)
+        if res.compiled is not None and res.compiled.removed_sites:
+            base = pricing or AluPricing()
+            removed = dict.fromkeys(res.compiled.removed_sites, 0.0)
+            pricing = replace(base, site_scale={**base.site_scale, **removed})
     res.alu = alu_cost(issues, geo, layout, ir_priced_at_width(target, table_target, pricing),
                        resident_waves_per_cu=res.occupancy.waves_per_cu, pricing=pricing)
     traffic = mem.traffic if mem is not None else None

@@ -92,6 +92,8 @@ def launch_dict(res) -> dict:
          "sites": clean(res.per_site) if not res.per_site.empty else []}
     if getattr(res, "machine", None) is not None:
         d["machine_code"] = res.machine.to_dict()
+    if getattr(res, "compiled", None) is not None:
+        d["compiled_view"] = res.compiled.to_dict()
     return d
 
 
@@ -146,7 +148,9 @@ def site_frame(res, sites: pd.DataFrame | None) -> pd.DataFrame:
         if col in out.columns:
             out[col] = out[col].round().astype("Int64")
     if sites is not None and not sites.empty:
-        s = sites[sites["kernel"] == res.kernel][["site", "file", "line", "column", "opcode"]]
+        compiled = "compiled" in sites and bool(sites["compiled"].notna().any())
+        keep = ["site", "file", "line", "column", "opcode"] + (["compiled"] if compiled else [])
+        s = sites[sites["kernel"] == res.kernel][keep]
         out = out.merge(s, on="site", how="left")
     return out.sort_values("site", kind="stable").reset_index(drop=True)
 

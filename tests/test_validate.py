@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -157,3 +158,15 @@ def test_site_roles_outside_the_vocabulary_are_errors(tmp_path):
     problem = _only_error(validate(path))
     assert (problem.table, problem.row, problem.column) == ("sites", len(sites), "role")
     assert "'stride'" in problem.message and "address, indirect, loop" in problem.message
+
+
+def test_negative_compiled_counts_are_errors(tmp_path):
+    acc = access_pattern()
+    sites = sites_for(acc).to_pandas()
+    sites["compiled"] = pd.array([2] + [None] * (len(sites) - 2) + [-1], dtype="Int32")
+    path = tmp_path / "c.tkt"
+    write_trace(path, acc, launches=launches_for(acc, global_size=256, local_size=64),
+                sites=conform(pa.Table.from_pandas(sites, preserve_index=False), "sites"))
+    problem = _only_error(validate(path))
+    assert (problem.table, problem.row, problem.column) == ("sites", len(sites), "compiled")
+    assert "-1" in problem.message

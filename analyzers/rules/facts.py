@@ -140,17 +140,29 @@ class Facts:
         keep = df[df[col] >= share * total]
         return keep.sort_values([col, "site"], ascending=[False, True])
 
-    def executions(self, pred) -> float:
+    @property
+    def compiled_ops(self) -> pd.DataFrame:
+        """``ops`` less the sites an optimizing compile removes (the sites table's ``compiled`` is 0:
+        no instruction of the site's class is left on its line, docs/trace-format.md).  Rules find
+        instruction patterns here, so a pattern that only Oclgrind's unoptimized IR has (a remainder
+        by a loop counter's power of two, gone once the loop is unrolled) is not advised on."""
         o = self.ops
+        if not len(o) or "compiled" not in o:
+            return o
+        return o[o["compiled"].isna() | (o["compiled"] > 0)]
+
+    def executions(self, pred) -> float:
+        o = self.compiled_ops
         return float(o.loc[o["opclass"].map(pred), "executions"].sum()) if len(o) else 0.0
 
     def issues(self, pred) -> float:
-        o = self.ops
+        o = self.compiled_ops
         return float(o.loc[o["opclass"].map(pred), "issues"].sum()) if len(o) else 0.0
 
     def sites_by_issues(self, pred) -> list[int]:
-        """Sites running instruction classes that satisfy ``pred``, most issues first."""
-        o = self.ops
+        """Sites running instruction classes that satisfy ``pred`` in the compiled code, most issues
+        first."""
+        o = self.compiled_ops
         d = o[o["opclass"].map(pred)].groupby("site")["issues"].sum().sort_values(ascending=False,
                                                                                   kind="stable")
         return [int(s) for s in d.index]
@@ -335,4 +347,10 @@ def _ops(result, target) -> pd.DataFrame:
                         "executions": ps["lane_executions"].astype(float),
                         "issues": ps["issues"].astype(float), "utilization": util.astype(float)})
     out["cycles"] = [float(target.alu_cycles.get(c, 0.0)) for c in out["opclass"]]
+    lines = result.per_site
+    if not lines.empty and "compiled" in lines:
+        kept = lines[["site", "compiled"]].drop_duplicates("site")
+        out = out.merge(kept, on="site", how="left")
+    else:
+        out["compiled"] = np.nan
     return out

@@ -39,6 +39,15 @@ def _margin(launch: dict) -> str:
     return f"[yellow]{text} (close)[/]" if m < 1.25 else text
 
 
+def _alu_view(launch: dict) -> str:
+    """Which code the ALU time prices: Intel's machine code, the optimizing compile's view, or the IR."""
+    if (launch.get("machine_code") or {}).get("priced_by") == "machine_code":
+        return " (machine code)"
+    if launch.get("compiled_view"):
+        return " (O3)"
+    return ""
+
+
 def _launch_cells(launch: dict) -> list[str]:
     if launch.get("error"):
         return [f"[red]refused:[/] {cell(launch['error'], MESSAGE_LIMIT)}", *[""] * 7]
@@ -53,7 +62,7 @@ def _launch_cells(launch: dict) -> list[str]:
         occ_text += f" ({cell(occ['limiting_factor'])})"
     style = _VERDICT_STYLE.get(verdict, "")
     shown = f"[{style}]{cell(verdict)}[/]" if style else cell(verdict)
-    return [shown, _margin(launch), _time(t.get("total_s")), _time(t.get("alu_s")), mem,
+    return [shown, _margin(launch), _time(t.get("total_s")), _time(t.get("alu_s")) + _alu_view(launch), mem,
             _time(t.get("latency_s")), _pct(launch.get("simd", {}).get("utilization")), occ_text]
 
 

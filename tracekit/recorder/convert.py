@@ -175,6 +175,7 @@ class Converter:
                 "line": array(sites["line"], pa.int32()),
                 "column": array(sites["column"], pa.int32()),
                 "role": array([r or None for r in sites.get("role", [None] * n)], pa.string()),
+                "compiled": array(sites.get("compiled", [None] * n), pa.int32()),
             }))
         return candidate
 

@@ -30,6 +30,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <oclgrind/Context.h>
 #include <oclgrind/Kernel.h>
@@ -44,6 +45,7 @@
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Module.h"
 
+#include "compiled.h"
 #include "footprint.h"
 #include "image.h"
 #include "opclass.h"
@@ -355,6 +357,10 @@ public:
   void memoryStore(const Memory* m, const WorkItem* wi, size_t addr, size_t size,
                    const uint8_t*) override
   {
+    // a store of an undefined value (Oclgrind's front end writes one before filling
+    // a vector component by component) is deleted by any optimizing compiler
+    if (__builtin_expect(!m_deadStores.empty(), 0) && m_deadStores.count(wi->getCurrentInstruction()))
+      return;
     if (m_footprintOn)
       touch(m, addr, size, false, true);
     if (recording())
@@ -391,6 +397,10 @@ private:
   std::vector<ImageArg> m_images;     // the launch's image arguments
   std::vector<uint8_t> m_siteCounted;
   std::vector<Role> m_siteRole;  // roles.h: address, loop control or neither
+  // compiled.h: instructions of the site's class on its line after an O3 compile, -1 unknown
+  std::vector<int64_t> m_siteCompiled;
+  std::unordered_set<const llvm::Instruction*> m_deadStores;  // stores of undef: neither run nor counted
+  std::map<std::pair<const llvm::Module*, std::string>, CompiledView> m_compiledViews;
   int32_t m_launch = -1;
   bool m_active = false;
   Size3 m_local;
@@ -1130,7 +1140,7 @@ std::string Recorder::launchJson(const KernelInvocation* ki)
     j += "}";
   }
   j += "],\"sites\":{";
-  std::string op, cls, file, line, col, lanes, role;
+  std::string op, cls, file, line, col, lanes, role, compiled;
   const std::vector<const llvm::Instruction*>& insts = m_sites.instructions();
   for (size_t s = 0; s < insts.size(); s++)
   {
@@ -1142,13 +1152,16 @@ std::string Recorder::launchJson(const KernelInvocation* ki)
     cls += sep + jsonString(c);
     lanes += sep + std::to_string(l);
     role += sep + std::string("\"") + roleName(m_siteRole[s]) + "\"";
+    compiled += sep + (s < m_siteCompiled.size() && m_siteCompiled[s] >= 0 ? std::to_string(m_siteCompiled[s])
+                                                                           : std::string("null"));
     const llvm::DILocation* loc = inst->getDebugLoc().get();
     file += sep + (loc ? jsonString(loc->getFilename().str()) : std::string("null"));
     line += sep + (loc ? std::to_string(loc->getLine()) : std::string("null"));
     col += sep + (loc ? std::to_string(loc->getColumn()) : std::string("null"));
   }
   j += "\"opcode\":[" + op + "],\"opclass\":[" + cls + "],\"lanes\":[" + lanes + "],\"file\":[" + file +
-       "],\"line\":[" + line + "],\"column\":[" + col + "],\"role\":[" + role + "]}}";
+       "],\"line\":[" + line + "],\"column\":[" + col + "],\"role\":[" + role +
+       "],\"compiled\":[" + compiled + "]}}";
   return j;
 }
 
@@ -1171,6 +1184,26 @@ void Recorder::kernelBegin(const KernelInvocation* ki)
         m_siteRole[s] = r->second;
     }
   }
+  {
+    auto key = std::make_pair(fn->getParent(), fn->getName().str());
+    auto found = m_compiledViews.find(key);
+    if (found == m_compiledViews.end())
+      found = m_compiledViews.emplace(key, compiledView(fn->getParent(), key.second)).first;
+    const CompiledView& view = found->second;
+    m_siteCompiled.assign(m_sites.size(), -1);
+    m_deadStores.clear();
+    for (size_t s = 0; !view.empty() && s < m_sites.size(); s++)
+    {
+      const llvm::Instruction* inst = m_sites.instructions()[s];
+      const llvm::DILocation* loc = inst->getDebugLoc().get();
+      unsigned lanes;
+      std::string cls = classify(inst, lanes);
+      if (cls.empty() || !loc || !loc->getLine())
+        continue;
+      auto c = view.find({loc->getFilename().str(), loc->getLine(), cls});
+      m_siteCompiled[s] = c == view.end() ? 0 : c->second;
+    }
+  }
   for (size_t s = 0; s < m_sites.size(); s++)
   {
     const llvm::Instruction* inst = m_sites.instructions()[s];
@@ -1178,6 +1211,12 @@ void Recorder::kernelBegin(const KernelInvocation* ki)
     uint8_t img = imageSiteKind(inst);
     m_siteSpace[s] = img ? img : (uint8_t)pointerSpace(inst);
     m_siteCounted[s] = !classify(inst, lanes).empty();
+    const auto* store = llvm::dyn_cast<llvm::StoreInst>(inst);
+    if (store && llvm::isa<llvm::UndefValue>(store->getValueOperand()))
+    {
+      m_deadStores.insert(inst);
+      m_siteCounted[s] = 0;
+    }
   }
   m_images.clear();
   const Kernel* kern = ki->getKernel();

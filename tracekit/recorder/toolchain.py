@@ -23,8 +23,8 @@ from pathlib import Path
 from tracekit.errors import MissingToolError
 
 SOURCE_DIR = Path(__file__).resolve().parent
-PLUGIN_SOURCES = ("plugin.cpp", "footprint.h", "image.h", "opclass.h", "roles.h", "sampler.h", "sitemap.h",
-                  "stream.h")
+PLUGIN_SOURCES = ("plugin.cpp", "compiled.h", "footprint.h", "image.h", "opclass.h", "roles.h", "sampler.h",
+                  "sitemap.h", "stream.h")
 HOST_SOURCES = ("host.cpp",)
 DEBS = "oclgrind liboclgrind-dev llvm-14-dev opencl-headers ocl-icd-opencl-dev g++"
 LLVM_INCLUDE_CANDIDATES = ("/usr/lib/llvm-14/include",)

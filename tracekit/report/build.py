@@ -27,7 +27,7 @@ from tracekit.report.model import (
     TargetInfo,
     sort_findings,
 )
-from tracekit.report.sections import machine_view, texture_view
+from tracekit.report.sections import alu_priced_by, machine_view, texture_view
 from tracekit.report.views import coalescing_rows, conflict_rows, histogram_rows, hot_sites, roofline_view
 
 
@@ -179,6 +179,7 @@ def launch_view(r, target, info: LaunchFacts | None, sites: dict,
     view.roofline = roofline_view(ops, _finite(te.get("alu_s")), view.time_s, view.dram_bytes, target)
     view.texture = texture_view(r, target)
     view.machine_code = machine_view(r, info.source if info else None)
+    view.alu_priced_by = alu_priced_by(r)
     return view
 
 

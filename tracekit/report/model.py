@@ -157,6 +157,8 @@ class LaunchOnTarget:
     #: The texture path and the compiler's machine code (tracekit.report.sections), where they apply.
     texture: Any = None
     machine_code: Any = None
+    #: The code the ALU time prices (tracekit.report.sections.alu_priced_by).
+    alu_priced_by: str = ""
 
     @property
     def top_finding(self) -> FindingView | None:

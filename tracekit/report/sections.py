@@ -209,6 +209,19 @@ def adreno_why(f, view: TextureView) -> list[str]:
 
 # -- machine code ----------------------------------------------------------------------------------
 
+def alu_priced_by(r) -> str:
+    """In words, the code launch result ``r``'s ALU time prices."""
+    m = getattr(r, "machine", None)
+    if m is not None and m.priced_by == "machine_code":
+        return f"Intel machine code ({m.compiler or 'ocloc'}, SIMD{m.simd_width})"
+    c = getattr(r, "compiled", None)
+    if c is not None:
+        kept = c.ir_issues - c.removed_issues
+        return (f"the optimizing (LLVM O3) compile: {fmt_num(kept)} of {fmt_num(c.ir_issues)} recorded IR "
+                f"issues kept")
+    return "the recorded IR"
+
+
 def machine_view(r, source: str | None = None) -> MachineCodeView | None:
     """The machine-code section of launch result ``r`` (Intel targets); None without machine code."""
     m = getattr(r, "machine", None)

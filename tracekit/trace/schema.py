@@ -118,6 +118,9 @@ SITES = pa.schema([
     # addresses), "indirect" (address arithmetic on a loaded value), "loop" (loop
     # control), null (the kernel's work, or not known)
     pa.field("role", pa.string(), nullable=True),
+    # instructions of the site's class on its source line after an optimizing (LLVM O3)
+    # compile of the kernel (tracekit/recorder/compiled.h): 0 where the compile removed them
+    pa.field("compiled", pa.int32(), nullable=True),
 ])
 
 #: One machine instruction of a kernel built offline for one device (tracekit/isa/).

@@ -286,6 +286,7 @@ def _cross_checks(t: Trace, launches: CountCheck, seen: _Seen, out: _Collector) 
                 "and groups cannot be checked and analysis must infer the sizes", table="launches",
                 warning=True)
     _check_roles(t, out)
+    _check_compiled(t, out)
     if seen.kernel_site:
         known_sites = set(zip(t.sites["kernel"].to_pylist(), t.sites["site"].to_pylist(), strict=True))
         missing = sorted(seen.kernel_site - known_sites, key=lambda ks: (str(ks[0]), ks[1]))
@@ -294,6 +295,18 @@ def _cross_checks(t: Trace, launches: CountCheck, seen: _Seen, out: _Collector) 
             out.add("sites", f"{len(missing)} site(s) used by accesses have no row in the sites table "
                     f"(first: kernel '{k}' site {s}), so their source lines are unknown", table="sites",
                     warning=True)
+
+
+def _check_compiled(t: Trace, out: _Collector) -> None:
+    """``sites.compiled``, where present, counts instructions: null or at least 0."""
+    if "compiled" not in t.sites.column_names:
+        return
+    counts = t.sites["compiled"].to_pylist()
+    bad = [(i, c) for i, c in enumerate(counts) if c is not None and c < 0]
+    if bad:
+        i, c = bad[0]
+        out.add("site-compiled", f"site's compiled instruction count {c} is negative (a count, or empty)",
+                table="sites", row=i + 1, column="compiled", count=len(bad))
 
 
 def _check_roles(t: Trace, out: _Collector) -> None:

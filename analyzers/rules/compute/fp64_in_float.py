@@ -23,7 +23,7 @@ def is_fp64(c: str) -> bool:
       on most mobile GPUs, absent on Adreno) and the result is narrowed again.  Write float literals
       with an f suffix (0.5f), or build with -cl-single-precision-constant.""")
 def check(f, t):
-    o = f.ops
+    o = f.compiled_ops
     if not len(o):
         return None
     wide = o[o["opclass"].map(is_fp64)]

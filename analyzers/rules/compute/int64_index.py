@@ -13,7 +13,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
       fix="""Hold indices and loop counters in 32-bit int/uint (cast get_global_id once) unless the
       buffer really exceeds 4 GB; 64-bit math costs extra instructions and registers.""")
 def check(f, t):
-    o = f.ops
+    o = f.compiled_ops
     if not len(o):
         return None
     is64 = lambda c: c.startswith("int64_")  # noqa: E731

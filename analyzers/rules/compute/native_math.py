@@ -18,7 +18,7 @@ from analyzers.whatif.changes import NativeMath
       recip, rsqrt, sin, sqrt and tan only) at the hot call sites and check the results against a
       reference.""")
 def check(f, t):
-    o = f.ops
+    o = f.compiled_ops
     if not len(o):
         return None
     plain = sorted({c for c in o["opclass"] if has_native(c)})

@@ -12,7 +12,7 @@ def check(f, t):
     df = f.hot(f.space("global")[lambda d: d["access_size"] < 4])
     if not len(df):
         return None
-    o = f.ops
+    o = f.compiled_ops
     iss = float(o.loc[o["site"].isin(df["site"]) & o["opclass"].isin(["load", "store"]), "issues"].sum()) \
         if len(o) else 0.0
     size = float(df["access_size"].mean())
