@@ -56,7 +56,13 @@ MATH_DEFAULT = "math_default"
 #: modifier, Adreno ir3 max.s/min.s/absneg.s, NVIDIA IMNMX/IABS).  A target that lists the
 #: class itself keeps its own price.
 SAME_AS = {"math_fma": ("fp32_fma", 1), "math_abs": ("int_add", 1), "math_min": ("int_add", 1),
-           "math_max": ("int_add", 1), "math_clamp": ("int_add", 2)}
+           "math_max": ("int_add", 1), "math_clamp": ("int_add", 2),
+           # OpenCL C's relational and integer built-ins (OpenCL C 1.2 §6.12.3, §6.12.6) are a
+           # compare-and-pick or a few integer operations, not library calls
+           "math_select": ("compare", 1), "math_bitselect": ("bitwise", 3), "math_step": ("compare", 1),
+           "math_sign": ("compare", 2), "math_abs_diff": ("int_add", 2), "math_add_sat": ("int_add", 2),
+           "math_sub_sat": ("int_add", 2), "math_hadd": ("int_add", 2), "math_rhadd": ("int_add", 2),
+           "math_rotate": ("bitwise", 1), "math_popcount": ("bitwise", 1), "math_clz": ("bitwise", 1)}
 #: Calls the front end emits that compile to no instruction at all.  Clang lowers a sampler
 #: literal (``const sampler_t s = CLK_...``) to a call of ``__translate_sampler_initializer`` on
 #: a constant; GPU compilers fold that constant into the sample instruction's sampler state
@@ -305,7 +311,8 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
         if pricing is not None and pricing.site_scale:
             role = per_site["site"].map(pricing.site_scale)
             has = role.notna()
-            per_site.loc[has, "cycles_per_issue"] = per_site.loc[has, "opclass"].map(base) * role[has]
+            cost = np.array([base.get(str(c), 0.0) for c in per_site.loc[has, "opclass"]], dtype=float)
+            per_site.loc[has, "cycles_per_issue"] = cost * role[has].to_numpy(dtype=float)
     run = per_site.groupby("opclass")["issues"].sum()
     skipped = {op: float(run[op]) for op in sorted(cannot & set(run.index)) if run[op] > 0}
     return AluResult(total, busiest, units, issuers, time_s, geo.fast_math, fallback,

@@ -27,7 +27,7 @@ from analyzers.bound import (
     load_chains,
     load_chains_from_requests,
 )
-from analyzers.compiled import CompiledView, compiled_view
+from analyzers.compiled import CompiledView, compiled_view, register_moves
 from analyzers.geometry import LaunchGeometry, launch_geometries
 from analyzers.machine_code import MachineCodeResult
 from analyzers.memory_adapter import LaunchMemory, memory_by_launch
@@ -151,12 +151,15 @@ def resolve_target(target, name: str = "target"):
 
 
 def resolve_trace(trace, name: str = "trace"):
-    """A trace from a path (any input :func:`tracekit.open_trace` reads; a Trace as is); anything
-    else is refused naming the argument ``name``."""
+    """A trace from a path (any input :func:`tracekit.open_trace` reads; a Trace as is), seen as
+    the optimizing compile runs it (:func:`tracekit.trace.views.compiled_view`: no accesses of the
+    sites it removes); anything else is refused naming the argument ``name``."""
+    from tracekit.trace.views import compiled_view
+
     if isinstance(check_trace(name, trace), (str, os.PathLike)):
         from tracekit.formats import open_trace
-        return open_trace(trace)
-    return trace
+        return compiled_view(open_trace(trace))
+    return compiled_view(trace)
 
 
 def _launch_rows(instructions: pa.Table, launch: int) -> pa.Table:
@@ -234,10 +237,12 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
         if roles is not None:
             pricing = replace(pricing or AluPricing(), site_scale=roles.site_scale, roles=roles.to_dict())
         res.compiled = compiled_view(issues, sites, geo.kernel)
-        if res.compiled is not None and res.compiled.removed_sites:
+        free = dict.fromkeys(register_moves(sites, geo.kernel), 0.0)
+        if res.compiled is not None:
+            free.update(dict.fromkeys(res.compiled.removed_sites, 0.0))
+        if free:
             base = pricing or AluPricing()
-            removed = dict.fromkeys(res.compiled.removed_sites, 0.0)
-            pricing = replace(base, site_scale={**base.site_scale, **removed})
+            pricing = replace(base, site_scale={**base.site_scale, **free})
     res.alu = alu_cost(issues, geo, layout, ir_priced_at_width(target, table_target, pricing),
                        resident_waves_per_cu=res.occupancy.waves_per_cu, pricing=pricing)
     traffic = mem.traffic if mem is not None else None

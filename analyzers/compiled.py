@@ -39,6 +39,19 @@ class CompiledView:
                 "removed_issues": self.removed_issues, "ir_issues": self.ir_issues}
 
 
+#: IR opcodes that name registers rather than compute: a vector's element is one of the
+#: registers the vector occupies on GPUs whose lanes are scalar, and a bitcast reinterprets one.
+REGISTER_MOVES = frozenset({"extractelement", "insertelement", "shufflevector", "bitcast"})
+
+
+def register_moves(sites: pd.DataFrame | None, kernel: str) -> tuple[int, ...]:
+    """Sites of ``kernel`` that only move values between registers: priced at nothing."""
+    if sites is None or sites.empty or "opcode" not in sites.columns:
+        return ()
+    s = sites[(sites["kernel"] == kernel) & sites["opcode"].isin(REGISTER_MOVES)]
+    return tuple(int(x) for x in np.sort(s["site"].to_numpy()))
+
+
 def removed_sites(sites: pd.DataFrame | None, kernel: str) -> tuple[int, ...] | None:
     """Sites of ``kernel`` the optimizing compile removes; None when the trace has no compiled view."""
     if sites is None or sites.empty or "compiled" not in sites.columns:

@@ -148,8 +148,8 @@ def site_frame(res, sites: pd.DataFrame | None) -> pd.DataFrame:
         if col in out.columns:
             out[col] = out[col].round().astype("Int64")
     if sites is not None and not sites.empty:
-        compiled = "compiled" in sites and bool(sites["compiled"].notna().any())
-        keep = ["site", "file", "line", "column", "opcode"] + (["compiled"] if compiled else [])
+        keep = ["site", "file", "line", "column", "opcode"] + [
+            c for c in ("role", "compiled") if c in sites and bool(sites[c].notna().any())]
         s = sites[sites["kernel"] == res.kernel][keep]
         out = out.merge(s, on="site", how="left")
     return out.sort_values("site", kind="stable").reset_index(drop=True)

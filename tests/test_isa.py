@@ -86,6 +86,17 @@ def test_bad_kernel_names_the_file_and_log():
     assert "bad.cl" in text and "undeclared identifier 'y'" in text and "skl" in text
 
 
+def test_opencl_1_1_kernels_build_as_1_2():
+    # CLBlast builds with -cl-std=CL1.1 for some devices; ocloc's own header fails under it
+    from tracekit.isa.tools import ocloc_options
+
+    assert ocloc_options("-cl-std=CL1.1 -DX=1") == "-cl-std=CL1.2 -DX=1"
+    assert ocloc_options("-cl-std=CL2.0") == "-cl-std=CL2.0"
+    for std in ("CL1.0", "CL1.1"):
+        built = _build("vector_add.cl", options=f"-cl-std={std}")
+        assert built["vector_add"].simd_width in (8, 16, 32)
+
+
 def test_unknown_device_is_a_clear_error():
     with pytest.raises(IsaCompileError, match="nosuch"):
         compile_source((KERNELS / "vector_add.cl").read_text(), "nosuch", "9")

@@ -117,3 +117,18 @@ def test_a_vector_filled_component_by_component_stores_no_undefined_value(traces
     assert len(stores) == 4 * 256
     assert set(stores["size"]) == {4}
     assert int(stores["size"].sum()) == 16 * 256
+
+
+def test_a_divisor_from_a_24_bit_builtin_is_a_constant_to_the_compiler(tmp_path):
+    src = tmp_path / "mad.cl"
+    src.write_text("__kernel void rem_mad24(__global const float* a, __global float* b) {\n"
+                   "  int i = get_global_id(0);\n"
+                   "  b[i] = a[i % mad24(1, 2, 17)];\n"
+                   "}\n")
+    path = tmp_path / "mad.tkt"
+    r = record_kernel(src, "rem_mad24", global_size="64", local_size="64",
+                      args=["float[64]=rand", "float[64]"], out=path)
+    assert r.launches == [("rem_mad24", "ok")]
+    sites = open_trace(path).sites.to_pandas()
+    # Oclgrind's module only declares mad24; expanded, the divisor is 19 and the remainder a multiply
+    assert sites.loc[sites["opcode"] == "srem", "compiled"].tolist() == [0]

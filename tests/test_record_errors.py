@@ -86,6 +86,21 @@ def test_out_of_bounds_access_is_reported_and_flagged(tmp_path):
     assert len(a) == 16 and (a["address"] - base).max() == 4 * 23
 
 
+def test_a_kernel_oclgrind_cannot_run_exits_2_with_the_reason(tmp_path, capsys):
+    # Oclgrind stops at the first instruction it does not implement (an address-space cast of
+    # OpenCL C 2.0's generic pointers): the launch records nothing, which must not look like success
+    src = tmp_path / "generic.cl"
+    src.write_text("__kernel void g(__global const float* a, __global float* b) {\n"
+                   "  int i = get_global_id(0);\n  vstore4(vload4(i, a), i, b);\n}\n")
+    out = tmp_path / "g.tkt"
+    with pytest.raises(SystemExit) as e:
+        main(["record", str(src), "--kernel", "g", "--global", "16", "--local", "16", "--arg", "float[64]",
+              "--arg", "float[64]", "--build-options", "-cl-std=CL2.0", "-o", str(out)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "could not run the kernel" in err and "Unsupported instruction" in err
+
+
 HOST = textwrap.dedent("""
     import sys
     import numpy as np

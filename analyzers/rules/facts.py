@@ -141,6 +141,15 @@ class Facts:
         return keep.sort_values([col, "site"], ascending=[False, True])
 
     @property
+    def work_ops(self) -> pd.DataFrame:
+        """:attr:`compiled_ops` less address arithmetic and loop control (the sites table's ``role``):
+        the kernel's own computation, which a change of data type or algorithm could alter."""
+        o = self.compiled_ops
+        if not len(o) or "role" not in o:
+            return o
+        return o[~o["role"].isin(("address", "indirect", "loop"))]
+
+    @property
     def compiled_ops(self) -> pd.DataFrame:
         """``ops`` less the sites an optimizing compile removes (the sites table's ``compiled`` is 0:
         no instruction of the site's class is left on its line, docs/trace-format.md).  Rules find
@@ -209,9 +218,17 @@ class Facts:
 
     # -- what a fix would gain -------------------------------------------------------------
     def alu_seconds(self, cycles: float) -> float:
-        """Seconds ``cycles`` of recorded issue work take spread over every compute unit."""
+        """Seconds of the model's ALU time that ``cycles`` of recorded issue work stand for.
+
+        A share of the launch's ALU time in proportion to its issue cycles, so the issuers per
+        compute unit, the pipes and the compute units the launch can use count as they do in the
+        ALU model; without an ALU result, the cycles spread over every compute unit."""
+        alu = self.result.alu
+        whole = cycles * self.sampling_scale
+        if alu is not None and alu.cycles > 0:
+            return whole * float(alu.time_s) / float(alu.cycles)
         hz = self.target.clock_mhz * 1e6
-        return cycles * self.sampling_scale / (max(self.target.compute_units, 1) * hz)
+        return whole / (max(self.target.compute_units, 1) * hz)
 
     def site_memory_s(self, site: int) -> float:
         """The share of the memory time a site carries (by bytes moved)."""
@@ -348,9 +365,9 @@ def _ops(result, target) -> pd.DataFrame:
                         "issues": ps["issues"].astype(float), "utilization": util.astype(float)})
     out["cycles"] = [float(target.alu_cycles.get(c, 0.0)) for c in out["opclass"]]
     lines = result.per_site
-    if not lines.empty and "compiled" in lines:
-        kept = lines[["site", "compiled"]].drop_duplicates("site")
-        out = out.merge(kept, on="site", how="left")
-    else:
-        out["compiled"] = np.nan
+    for col, empty in (("compiled", np.nan), ("role", None)):
+        if not lines.empty and col in lines:
+            out = out.merge(lines[["site", col]].drop_duplicates("site"), on="site", how="left")
+        else:
+            out[col] = empty
     return out

@@ -136,6 +136,12 @@ def _report(result, quiet: bool) -> None:
     if result.flagged:
         for d in result.diagnostics[:5]:
             typer.secho("  " + _text(d).replace("\n", "\n  "), err=True)
+    if result.flagged and not result.accesses and not result.instructions:
+        first = next((": ".join(x.strip() for x in str(d).strip().splitlines()[:2])
+                      for d in result.diagnostics if str(d).strip()), "")
+        raise RecordError("Oclgrind could not run the kernel, so nothing was recorded"
+                          + (f" ({_text(first)})" if first else "") + "; the trace written holds no accesses",
+                          path=str(result.path))
     if result.host_exit_code:
         raise RecordError(f"the host program exited with status {result.host_exit_code}; the trace keeps "
                           f"the {n} launch(es) recorded before that, flagged in their metadata",

@@ -49,6 +49,17 @@ def _log_excerpt(text: str, limit: int = 40) -> str:
     return "\n".join("    " + ln for ln in lines)
 
 
+#: OpenCL C versions older than the one Intel's compiler builds its own declarations with:
+#: ocloc fails on its built-in header under them (unknown ``intel_sub_group_avc_*`` types).
+#: OpenCL C 1.2 accepts every 1.0 and 1.1 kernel and compiles it to the same code.
+_OLD_STD = {"-cl-std=CL1.0", "-cl-std=CL1.1"}
+
+
+def ocloc_options(options: str) -> str:
+    """The build options as ocloc takes them: ``-cl-std=CL1.0``/``CL1.1`` read as ``CL1.2``."""
+    return " ".join("-cl-std=CL1.2" if o in _OLD_STD else o for o in options.split())
+
+
 def ocloc_compile(source: Path, device: str, options: str, out_dir: Path, *, zebin: bool,
                   debug: bool = False, source_name: str | None = None) -> Path:
     """Build ``source`` for ``device``; returns the device binary ocloc wrote
@@ -60,7 +71,7 @@ def ocloc_compile(source: Path, device: str, options: str, out_dir: Path, *, zeb
     DWARF line tables when ``debug`` adds ``-g``.
     """
     ocloc = find_tool("ocloc")
-    opts = " ".join(x for x in (options.strip(), "-g" if debug else "") if x)
+    opts = " ".join(x for x in (ocloc_options(options), "-g" if debug else "") if x)
     cached = _cache_path(ocloc, source, device, opts, zebin)
     if cached.is_dir():  # built before from the same source, device and options by this ocloc
         for f in cached.iterdir():

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -39,6 +40,38 @@ namespace tracekit
 
 using CompiledKey = std::tuple<std::string, unsigned, std::string>;  // file, line, opclass
 using CompiledView = std::map<CompiledKey, unsigned>;
+
+// Oclgrind runs the 24-bit integer builtins natively, so the module only declares
+// them and the optimizer cannot see through a call: ``x % mad24(1, 2, 17)`` would stay
+// a division by an unknown.  A vendor compiler expands them inline.  Their results
+// equal a plain multiply (and add) wherever the operands fit 24 bits, which is their
+// contract, so the copy gets that arithmetic in their place.
+inline void expandIntegerBuiltins(llvm::Module& module)
+{
+  std::vector<llvm::CallInst*> calls;
+  for (llvm::Function& fn : module)
+    for (llvm::BasicBlock& bb : fn)
+      for (llvm::Instruction& inst : bb)
+      {
+        auto* call = llvm::dyn_cast<llvm::CallInst>(&inst);
+        const llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
+        if (!callee || !callee->isDeclaration() || !call->getType()->isIntOrIntVectorTy())
+          continue;
+        std::string name = builtinName(callee->getName().str());
+        if ((name == "mad24" && call->arg_size() == 3) || (name == "mul24" && call->arg_size() == 2))
+          calls.push_back(call);
+      }
+  for (llvm::CallInst* call : calls)
+  {
+    llvm::IRBuilder<> b(call);
+    b.SetCurrentDebugLocation(call->getDebugLoc());
+    llvm::Value* v = b.CreateMul(call->getArgOperand(0), call->getArgOperand(1));
+    if (call->arg_size() == 3)
+      v = b.CreateAdd(v, call->getArgOperand(2));
+    call->replaceAllUsesWith(v);
+    call->eraseFromParent();
+  }
+}
 
 inline void optimizeO3(llvm::Module& module)
 {
@@ -72,6 +105,7 @@ inline CompiledView compiledView(const llvm::Module* module, const std::string& 
     fn.removeFnAttr(llvm::Attribute::MinSize);
     fn.removeFnAttr(llvm::Attribute::OptimizeForSize);
   }
+  expandIntegerBuiltins(*copy);
   optimizeO3(*copy);
   llvm::Function* root = copy->getFunction(kernel);
   if (!root)

@@ -22,12 +22,27 @@ from tracekit.trace import footprint, schema
 from tracekit.trace.arrow_numpy import array, from_numpy, strings, table_from_rows
 from tracekit.trace.store import TraceWriter
 
+#: Classes whose instruction moves a whole vector at once: one memory instruction (one message)
+#: whatever the width, where vector arithmetic is one operation per lane.
+MEMORY_CLASSES = frozenset({"load", "store", "atomic"})
+
 #: The plugin's space and op codes (stream.h) are positions in these lists, so an
 #: access's ``kind`` byte holds both dictionary indices (tests/test_record.py checks).
 _SPACES = strings(schema.SPACES)
 _OPS = strings(schema.OPS)
 _CHUNK_ROWS = 1 << 17
 MAX_DIAGNOSTICS = 50
+
+
+def execution_lanes(opcodes: list, opclasses: list, lanes: list) -> np.ndarray:
+    """Per site, the count each execution adds to ``instructions``: the vector lanes of arithmetic
+    (a float4 multiply is four multiplies on these GPUs' scalar lanes), but 1 for a memory
+    instruction, however wide (a float4 load is one load message and one round trip to memory),
+    and for an image built-in (:func:`image_call_lanes`)."""
+    out = image_call_lanes(opcodes, lanes)
+    memory = np.array([c in MEMORY_CLASSES for c in opclasses], dtype=bool)
+    out[memory] = 1
+    return out
 
 
 @dataclass
@@ -145,12 +160,13 @@ class Converter:
         for handle, (idx, _name) in arg_of.items():
             args[handle] = idx
         images = image_arguments(info["args"])
+        lanes = execution_lanes(sites["opcode"], sites["opclass"], sites["lanes"])
         state = LaunchState(
             launch=launch, kernel=kernel, info=info, base_slots=base, arg_slots=args,
             site_opclass=np.array([lookup[c] for c in sites["opclass"]], dtype=np.int32),
-            site_lanes=image_call_lanes(sites["opcode"], sites["lanes"]),
+            site_lanes=lanes,
             opclasses=strings(names), layout=self.layout.describe(arg_of),
-            vector_sites=bool((image_call_lanes(sites["opcode"], sites["lanes"]) != 1).any()),
+            vector_sites=bool((lanes != 1).any()),
             images=ImageColumns(images) if images else None,
             kernel_dictionary=strings([kernel]))
         self.launches.append(state)

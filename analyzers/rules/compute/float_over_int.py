@@ -18,15 +18,18 @@ INTS = ("int_add", "int_mul")
       fix="""Convert the values to float once, do the adds and multiplies (as mad) in float, and
       convert back when storing; the float path is faster than the integer one here.""")
 def check(f, t):
-    if not len(f.ops):
+    o = f.work_ops   # address arithmetic and loop control stay integer whatever the data type
+    if not len(o):
         return None
-    n_int = f.executions(lambda c: c in INTS)
-    n_fp = f.executions(lambda c: c.startswith(("fp32_", "fp16_")))
+    ints = o["opclass"].isin(INTS)
+    n_int = float(o.loc[ints, "executions"].sum())
+    n_fp = float(o.loc[o["opclass"].str.startswith(("fp32_", "fp16_")), "executions"].sum())
     accesses = float(f.sites["accesses"].sum()) or 1.0
     if not n_int or n_int < t.fraction * (n_int + n_fp) or n_int / accesses < t.per_access:
         return None
-    saved = sum(f.issues(lambda x, c=c: x == c) * max(0.0, f.cycles(c) - f.cycles(c.replace("int_", "fp32_")))
-                for c in INTS)
+    saved = sum(float(o.loc[o["opclass"] == c, "issues"].sum())
+                * max(0.0, f.cycles(c) - f.cycles(c.replace("int_", "fp32_"))) for c in INTS)
+    sites = o[ints].groupby("site")["issues"].sum().sort_values(ascending=False, kind="stable")
     return Hit({"int_executions": int(n_int), "float_executions": int(n_fp),
                 "int_ops_per_access": round(n_int / accesses, 2)},
-               sites=f.sites_by_issues(lambda c: c in INTS), gain_s=f.gain_alu(f.alu_seconds(saved)))
+               sites=[int(s) for s in sites.index], gain_s=f.gain_alu(f.alu_seconds(saved)))

@@ -13,6 +13,9 @@ from analyzers.rules.rule import Hit, Threshold, rule
       fix="""Hold indices and loop counters in 32-bit int/uint (cast get_global_id once) unless the
       buffer really exceeds 4 GB; 64-bit math costs extra instructions and registers.""")
 def check(f, t):
+    m = getattr(f.result, "machine", None)
+    if m is not None and m.priced_by == "machine_code":
+        return None   # the compiler's own code says which 64-bit arithmetic is left (INTEL-INT64-ADDRESS)
     o = f.compiled_ops
     if not len(o):
         return None
