@@ -12,6 +12,7 @@ checklist avoids advice that would hurt.
 or its text form (``"pad-local=64:4"``, ``"coalesce=12"``, ``"drop-staging"``,
 ``"vector-loads"``, ``"work-group=64"``, ``"fast-math"``, ``"native-math"``,
 ``"align=7"``, ``"keep-in-register=3"``, ``"no-private"``, ``"fp32"``, ``"pad-pitch=0:2048:128"``,
+``"coarsen=4"`` (:mod:`analyzers.whatif.coarsen`),
 and the image changes of :mod:`analyzers.whatif.images`: ``"as-image=0"``,
 ``"sampler-borders=26,27"``, ``"read-imageh"``, and ``"vector-loop-loads=5"`` of
 :mod:`analyzers.whatif.loops`); see :func:`parse_change`.
@@ -27,6 +28,7 @@ from __future__ import annotations
 from analyzers.whatif import changes as _changes
 from analyzers.whatif import replay as _replay
 from analyzers.whatif.changes import Change, Combined, register
+from analyzers.whatif.coarsen import Coarsen
 from analyzers.whatif.images import IMAGE_CHANGES, parse_image_change
 from analyzers.whatif.loops import LOOP_CHANGES, parse_loop_change
 from analyzers.whatif.pitch import PadPitch
@@ -36,6 +38,7 @@ from analyzers.whatif.replay import WhatIf
 from tracekit.arguments import ArgumentTypeError
 
 register(SinglePrecision)
+register(Coarsen)
 register(PadPitch)
 
 #: Every change kind by name: the memory and launch changes, then the image and loop changes.

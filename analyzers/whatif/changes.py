@@ -27,7 +27,7 @@ literal, so a reader can check each against the advice it prices:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import numpy as np
@@ -49,6 +49,8 @@ class Launch:
     accesses: pd.DataFrame       # canonical order, address as uint64
     instructions: pd.DataFrame   # per-item rows (``items`` runs expanded)
     row: dict                    # the launches-table row
+    #: site -> role (address, indirect, loop, batched) where the trace has roles (docs/trace-format.md)
+    roles: dict = field(default_factory=dict)
 
     def with_(self, **kw) -> Launch:
         return replace(self, **kw)

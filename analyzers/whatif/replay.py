@@ -20,6 +20,7 @@ from analyzers.analyze import (
     resolve_trace,
 )
 from analyzers.geometry import launch_geometries
+from analyzers.roles import site_roles
 from analyzers.whatif.changes import Change, Launch, parse_change
 from tracekit.errors import TracekitError
 from tracekit.trace import metadata as launch_metadata
@@ -206,7 +207,8 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
     if len(groups) and len(groups) < total:
         meta["sampling"] = {"mode": "first", "total_groups": int(total), "groups_recorded": int(len(groups))}
     row["metadata"] = meta
-    return Launch(acc, ins, row)
+    sites = trace.sites.to_pandas() if trace.sites.num_rows else None
+    return Launch(acc, ins, row, roles=site_roles(sites, geo.kernel))
 
 
 def _head_of_group(parts: list[pa.Table], rows: int, group_from: int, max_accesses: int):
