@@ -185,14 +185,16 @@ def instruction_cycles(ins: pd.DataFrame, target, fast_math: bool) -> np.ndarray
 
 def _site_keys(sites: pd.DataFrame | None, kernel: str, executed: np.ndarray) -> pd.DataFrame:
     if sites is None or sites.empty:
-        return pd.DataFrame(columns=["site", "file", "line", "column"])
+        return pd.DataFrame(columns=["site", "file", "line", "column", "lanes"])
     s = sites[sites["site"].isin(executed) & sites["line"].notna()]
     if "kernel" in s.columns and (s["kernel"] == kernel).any():
         s = s[s["kernel"] == kernel]
     s = s.drop_duplicates("site")
+    # a vector site counts once per lane: its executions are its count over its lanes
+    lanes = s["lanes"].fillna(1).clip(lower=1).astype(float) if "lanes" in s.columns else 1.0
     return pd.DataFrame({"site": s["site"].astype(np.int64), "file": s["file"].map(_base),
                          "line": s["line"].astype(np.int64),
-                         "column": s["column"].fillna(-1).astype(np.int64)})
+                         "column": s["column"].fillna(-1).astype(np.int64), "lanes": lanes})
 
 
 #: Least share of a listing's machine instructions that must sit on source lines the launch ran
@@ -227,7 +229,7 @@ def machine_pricing(kisa, issues: pd.DataFrame, sites: pd.DataFrame | None, targ
     if keys.empty:
         return None, MachineCodeResult(priced_by="ir", reason="the trace's sites carry no source lines; "
                                        "ALU time from the IR model", **common)
-    keys["issues"] = keys["site"].map(per_site).astype(float)
+    keys["issues"] = keys["site"].map(per_site).astype(float) / keys["lanes"]
     col_n = keys.groupby(["file", "line", "column"]).size()
     line_n = keys.groupby(["file", "line"]).size()
 
@@ -255,8 +257,10 @@ def machine_pricing(kisa, issues: pd.DataFrame, sites: pd.DataFrame | None, targ
     by_line = frame[at_line].groupby(["file", "line"])["cycles"].sum()
     kc = pd.MultiIndex.from_frame(keys[["file", "line", "column"]])
     kl = pd.MultiIndex.from_frame(keys[["file", "line"]])
+    # per issue of the site: a vector site issues once per lane for each execution
     site_cost = (by_col.reindex(kc).fillna(0).to_numpy() / col_n.reindex(kc).to_numpy()
-                 + by_line.reindex(kl).fillna(0).to_numpy() / line_n.reindex(kl).to_numpy())
+                 + by_line.reindex(kl).fillna(0).to_numpy() / line_n.reindex(kl).to_numpy()) \
+        / keys["lanes"].to_numpy(dtype=float)
     cost = dict(zip(keys["site"].tolist(), site_cost.tolist(), strict=True))
     wave_cycles = float(cyc[once].sum())
 
@@ -314,19 +318,20 @@ def _unroll_factors(ins: pd.DataFrame, keys: pd.DataFrame, issues: pd.DataFrame,
                     at_col: np.ndarray) -> np.ndarray:
     """Machine instructions per IR execution at each instruction's source position.
 
-    The trace counts an IR site once per execution and vector component; the
-    machine code holds a block's instructions once, and the block runs once per
-    ``U`` iterations of the lines it was unrolled from.  So an instruction's
-    executions are its position's IR executions over ``U x`` (its machine copies per
-    IR instruction there).  Two kinds of anchor measure that ratio, as the machine
+    The trace counts an IR site once per execution and vector component (the sites
+    table's ``lanes`` says how many; executions are counts over lanes); the machine
+    code holds a block's instructions once, and the block runs once per ``U``
+    iterations of the lines it was unrolled from.  So an instruction's executions are
+    its position's IR executions over ``U``.  Two kinds of anchor measure that ratio, as the machine
     instructions of a kind at a (line, column) in one block over the IR sites of that
     kind there (SIMD halves counted as halves):
 
     * memory messages (one per IR load or store and wave, whatever its width): the
       block's unroll factor ``U``;
     * floating-point arithmetic of the same class on both sides (one machine
-      instruction per IR instruction and component): ``U`` times the vector width,
-      taken for the instructions at that position and class.  A loop the compiler
+      instruction per IR instruction and component): ``U``, the machine instructions
+      over the IR instructions' components, taken for the instructions at that position
+      and class.  A loop the compiler
       unrolled 16 times without a memory access in it (a chain of multiply-adds) is
       found this way, where memory messages alone would charge it 16 times.
 
@@ -341,7 +346,8 @@ def _unroll_factors(ins: pd.DataFrame, keys: pd.DataFrame, issues: pd.DataFrame,
 
     def ratios(pick: np.ndarray, ir_keys: pd.DataFrame, by_class: bool) -> pd.DataFrame:
         cols_ir = ["file", "line", "column"] + (["opclass"] if by_class else [])
-        n_ir = ir_keys.assign(opclass=ir_keys["site"].map(op)).groupby(cols_ir).size()
+        # IR instructions times their components: a float4 multiply is four machine multiplies
+        n_ir = ir_keys.assign(opclass=ir_keys["site"].map(op)).groupby(cols_ir)["lanes"].sum()
         m = pd.DataFrame({"block": block[pick], "file": files[pick].to_numpy(),
                           "line": lines[pick].to_numpy(), "column": cols[pick].to_numpy(), "w": weight[pick],
                           "opclass": opclass[pick]})

@@ -247,7 +247,7 @@ def test_a_checklist_with_nothing_to_replay_does_not_read_the_trace_again(monkey
     import analyzers.whatif.replay as rp
     from analyzers.rules.gains import price_by_replay
 
-    trace = open_trace("sample_traces/vector_add.tkt")
+    trace = open_trace("sample_traces/too_small_grid.tkt")
     result = analyzers.analyze(trace, "powervr-g6400")
     findings = run_rules(result)
     assert findings and all(f.change is None for f in findings)

@@ -222,6 +222,8 @@ def sampled_document(trace, targets: Sequence, fraction: float, seed: int = 0, *
 def what_if_document(trace, targets: Sequence, change, *, progress: bool = False) -> dict:
     """Every launch on every target before and after ``change`` (text form such as
     ``"pad-local=64:4"``), replayed through the same model (:func:`analyzers.what_if`)."""
+    from analyzers.analyze import analyze as analyze_one
+    from analyzers.rules.gains import whole_launch
     from analyzers.whatif import parse_change, what_if
 
     change = parse_change(change)
@@ -229,9 +231,21 @@ def what_if_document(trace, targets: Sequence, change, *, progress: bool = False
     trace = load_trace(trace)
     empty = empty_launches(trace)
     loaded = load_targets(targets)
-    docs = per_target(trace, loaded, lambda view, t: sorted(
-        [w.to_dict() for w in what_if(view, t, change)] + empty, key=lambda d: d["launch"]),
-        "what-if", progress)
+
+    def one(view, t) -> list[dict]:
+        # before and after as `tracekit analyze` sees the launch: its time, less the replayed share
+        launches = {lr.launch: lr for lr in analyze_one(view, t).launches}
+        rows = []
+        for w in what_if(view, t, change):
+            d = w.to_dict()
+            lr = launches.get(w.launch)
+            if lr is not None and not lr.error and not w.after.error:
+                d.update(whole_launch(w, float(lr.time_s or 0.0), lr.verdict))
+                d["gain_fraction"] = w.gain_fraction
+            rows.append(d)
+        return sorted(rows + empty, key=lambda d: d["launch"])
+
+    docs = per_target(trace, loaded, one, "what-if", progress)
     out = {t.name: d for t, d in zip(loaded, docs, strict=True)}
     return {"format": WHAT_IF_FORMAT, "version": 1, "trace": str(trace.path), "change": change.spec,
             "description": change.describe(), "targets": out}

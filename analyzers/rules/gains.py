@@ -45,6 +45,7 @@ def price_by_replay(findings: list[Finding], results, trace, *,
     targets = {r.target.name: r.target for r in results}
     totals = {(r.target.name, lr.launch): float(lr.time_estimates.get("total_s", 0.0) or 0.0)
               for r in results for lr in r.launches}
+    verdicts = {(r.target.name, lr.launch): lr.verdict for r in results for lr in r.launches}
     priced = [f for f in findings if f.change is not None and f.target in targets]
     if not priced:
         return checklist_order(findings)      # nothing to replay: the trace is not read again
@@ -73,7 +74,10 @@ def price_by_replay(findings: list[Finding], results, trace, *,
     together: dict[tuple, tuple] = {}
     for launch, target in sorted({(f.launch, f.target) for f in priced}):
         group = [f for f in priced if f.launch == launch and f.target == target]
-        together.update(_joint_credit([f for f in group if usable(f)], targets, replay, Combined))
+        # speculative candidates (more work per item, a padded pitch) are priced alone: they reshape
+        # the kernel rather than remove one of two tied bottlenecks
+        together.update(_joint_credit([f for f in group if usable(f) and not f.change.speculative], targets,
+                                      replay, Combined))
     out = []
     for f in findings:
         if f.change is None or f.target not in targets:
@@ -102,12 +106,23 @@ def price_by_replay(findings: list[Finding], results, trace, *,
         out.append(replace(f, estimated_gain_s=gain, estimated_gain_fraction=float(f"{min(frac, 1.0):.6g}"),
                            severity=severity_of(frac), gain_method="replay",
                            what_if={"change": f.change.spec, "description": f.change.describe(),
-                                    "verdict_before": w.verdict_before, "verdict_after": w.verdict_after,
-                                    "time_before_s": float(f"{w.time_before_s:.6g}"),
-                                    "time_after_s": float(f"{w.time_after_s:.6g}"),
+                                    **whole_launch(w, total, verdicts.get((f.target, f.launch))),
                                     "groups_replayed": w.groups_replayed, "groups_total": w.groups_total,
                                     **detail}))
     return checklist_order(out)
+
+
+def whole_launch(w, total_s: float, verdict: str | None) -> dict:
+    """A replay's before and after as the launch's analysis sees it: the time ``tracekit analyze``
+    gives the launch, and that time less the share the replay saves.  The replay runs on a head
+    of work-groups (without the warm-up of a sampled launch), so its own times can differ from
+    the analysis; they are kept as ``replayed_before_s``/``replayed_after_s``."""
+    before = total_s if total_s > 0 else w.time_before_s
+    return {"verdict_before": verdict or w.verdict_before, "verdict_after": w.verdict_after,
+            "time_before_s": float(f"{before:.6g}"),
+            "time_after_s": float(f"{before * (1.0 - w.gain_fraction):.6g}"),
+            "replayed_before_s": float(f"{w.time_before_s:.6g}"),
+            "replayed_after_s": float(f"{w.time_after_s:.6g}")}
 
 
 def _joint_credit(findings, targets, replay, combined) -> dict[tuple, tuple]:

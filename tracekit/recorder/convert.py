@@ -192,6 +192,8 @@ class Converter:
                 "column": array(sites["column"], pa.int32()),
                 "role": array([r or None for r in sites.get("role", [None] * n)], pa.string()),
                 "compiled": array(sites.get("compiled", [None] * n), pa.int32()),
+                "lanes": from_numpy(execution_lanes(sites["opcode"], sites["opclass"],
+                                                    sites["lanes"]).astype(np.int32)),
             }))
         return candidate
 

@@ -121,6 +121,9 @@ SITES = pa.schema([
     # instructions of the site's class on its source line after an optimizing (LLVM O3)
     # compile of the kernel (tracekit/recorder/compiled.h): 0 where the compile removed them
     pa.field("compiled", pa.int32(), nullable=True),
+    # what one execution adds to the site's ``instructions`` count: its vector lanes for
+    # arithmetic, 1 for memory instructions and image calls (tracekit/recorder/convert.py)
+    pa.field("lanes", pa.int32(), nullable=True),
 ])
 
 #: One machine instruction of a kernel built offline for one device (tracekit/isa/).

@@ -19,7 +19,20 @@ from tracekit.trace import schema
 from tracekit.trace.reader import Trace
 
 
-class LaunchView(Trace):
+class _FilteredTrace(Trace):
+    """A trace whose ``iter_batches`` leaves rows out: the whole-table views follow it."""
+
+    @property
+    def accesses(self) -> pa.Table:
+        batches = list(self.iter_batches("accesses"))
+        return pa.Table.from_batches(batches) if batches else schema.empty("accesses")
+
+    @property
+    def num_accesses(self) -> int:
+        return sum(b.num_rows for b in self.iter_batches("accesses", columns=["launch"]))
+
+
+class LaunchView(_FilteredTrace):
     """The rows of some launches of a trace; everything else is the trace's own.
 
     ``groups`` (optional) further keeps only those work-group ids of the accesses
@@ -60,14 +73,6 @@ class LaunchView(Trace):
         batches = list(self.iter_batches("instructions"))
         return pa.Table.from_batches(batches) if batches else schema.empty("instructions")
 
-    @property
-    def accesses(self) -> pa.Table:
-        batches = list(self.iter_batches("accesses"))
-        return pa.Table.from_batches(batches) if batches else schema.empty("accesses")
-
-    @property
-    def num_accesses(self) -> int:
-        return sum(b.num_rows for b in self.iter_batches("accesses", columns=["launch"]))
 
 
 def launch_view(trace: Trace, launches: Iterable[int], groups: Sequence[int] | None = None) -> LaunchView:
@@ -92,7 +97,7 @@ def launch_groups(trace: Trace, launch: int) -> np.ndarray:
     return g[np.concatenate([[True], g[1:] != g[:-1]])]
 
 
-class CompiledAccessView(Trace):
+class CompiledAccessView(_FilteredTrace):
     """The accesses an optimizing compile keeps: rows of sites it removes are left out.
 
     The sites table's ``compiled`` column (docs/trace-format.md) is 0 for a site whose
@@ -147,14 +152,6 @@ class CompiledAccessView(Trace):
     def launch_metadata(self, launch: int) -> dict:
         return self._base.launch_metadata(launch)
 
-    @property
-    def accesses(self) -> pa.Table:
-        batches = list(self.iter_batches("accesses"))
-        return pa.Table.from_batches(batches) if batches else schema.empty("accesses")
-
-    @property
-    def num_accesses(self) -> int:
-        return sum(b.num_rows for b in self.iter_batches("accesses", columns=["launch"]))
 
 
 def removed_sites(trace: Trace) -> dict[int, pa.Array]:

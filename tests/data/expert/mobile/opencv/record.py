@@ -17,10 +17,11 @@ offset); ``PtrReadOnly``/``PtrWriteOnly`` the pointer only.  Buffers are passed 
 Device configuration modelled: a non-Intel, non-AMD GPU without fp64 (Adreno, PowerVR,
 Mali): no ``-D INTEL_DEVICE``/``-D AMD_DEVICE`` (ocl.cpp Program::Impl adds those), no
 ``-D DOUBLE_SUPPORT`` (``doubleFPConfig() == 0``), and the generic (not Intel-only)
-kernel variants and per-item pixel counts.  Where OpenCV passes a NULL local size, its
-Kernel::run rounds the global size up to multiples of 256 x 8 (2-D) and leaves the
-work-group shape to the driver; these cases use 32 x 8 (256 items: accepted by every
-modelled target).
+kernel variants and per-item pixel counts (except the three "fixed variant" cases at the end,
+which run the Intel-only faster kernel OpenCV ships for the same call; see CASES.md).
+Where OpenCV passes a NULL local size, its Kernel::run rounds the global size up to
+multiples of 256 x 8 (2-D) and leaves the work-group shape to the driver; these cases use
+32 x 8 (256 items: accepted by every modelled target).
 """
 
 from __future__ import annotations
@@ -71,6 +72,25 @@ def filter2d_coeff(kernel: list[list[float]]) -> tuple[int, str]:
     return aligned, "".join(f"DIG({v:#.10g}f)" for v in data)
 
 
+def filter2d_small_params(width: int, height: int, kw: int, kh: int, cn: int = 1) -> dict:
+    """filter.dispatch.cpp ocl_filter2D, filter2DSmall branch (lines 596-656): the pixels per
+    vector load, the pixels per work-item in x and y, the private row width and the global size
+    (before Kernel::run's rounding of the y size)."""
+    load_px = 1 if cn != 1 or width % 4 else 4
+    px_x = px_y = 1
+    if cn <= 2 and kw <= 4 and kh <= 4:
+        px_x = 1 if width % 2 else 2 if width % 4 else 4 if width % 8 else 8
+        px_y = 1 if height % 2 else 2
+    elif cn < 4 or (kw <= 4 and kh <= 4):
+        px_x = 1 if width % 2 else 2
+        px_y = 1 if height % 2 else 2
+    priv = (px_x + kw - 1 + load_px - 1) // load_px * load_px
+    gx = (width // px_x + 255) // 256 * 256
+    return {"PX_LOAD_VEC_SIZE": cn * load_px, "PX_LOAD_NUM_PX": load_px, "PX_PER_WI_X": px_x,
+            "PX_PER_WI_Y": px_y, "PRIV_DATA_WIDTH": priv, "PX_LOAD_X_ITERATIONS": priv // load_px,
+            "PX_LOAD_Y_ITERATIONS": px_y + kh - 1, "global": (gx, height // px_y)}
+
+
 def warp_affine_inverse(angle_deg: float, cx: float, cy: float, scale: float = 1.0) -> list[float]:
     """cv::getRotationMatrix2D, then the inversion ocl_warpTransform does when
     WARP_INVERSE_MAP is not set (imgwarp.cpp), rounded to float32 as matM.convertTo(M0, CV_32F)."""
@@ -105,6 +125,9 @@ SHARPEN = [[0, -1, 0], [-1, 5, -1], [0, -1, 0]]
 F2D_ALIGNED, F2D_COEFF = filter2d_coeff(SHARPEN)
 WARP_M = HERE / "warp_affine_M.npy"
 MORPH_3X3 = "".join(f"PROCESS({y},{x})" for y in range(3) for x in range(3))
+# filter2DSmall: the kernel as one row of floats (ocl::kernelToStr of kernelMat.reshape(0, 1))
+F2D_SMALL_COEFF = "".join(f"DIG({float(v):#.10g}f)" for row in SHARPEN for v in row)
+F2D_SMALL = filter2d_small_params(W, H, 3, 3)
 
 
 def u8(nbytes: int, seed: int | None = None) -> str:
@@ -195,6 +218,53 @@ CASES = [
           f"int:{VH}", f"int:{VW}"],
          ["T=uchar", "T1=uchar", "cn=1"],
          sample="first:41", host="median_blur.dispatch.cpp ocl_medianFilter"),
+
+    # --- fixed variants: OpenCV's own faster kernel for the same call on the same image ------
+    # (the branches below are taken by OpenCV on Intel GPUs only; their defines are used as is,
+    # still without -D INTEL_DEVICE, i.e. on the same non-Intel device as the cases above)
+
+    # pyrdown_8uc1_720p with kercn = 4 (pyramids.cpp ocl_pyrDown, line 1187, Intel-only):
+    # 4 columns per work-item, local = LOCAL_SIZE / kercn = 64 x 1,
+    # global = (src.cols + 3) / 4 x (dst.rows + 1) / 2 = 320 x 180 (lines 1206-1207).
+    Case("pyrdown_8uc1_720p_kercn4", "pyr_down.cl", "pyrDown", "320,180", "64,1",
+         [u8(W * H, 5), f"int:{W}", "int:0", f"int:{H}", f"int:{W}",
+          u8(640 * 360), "int:640", "int:0", "int:360", "int:640"],
+         ["T=uchar", "FT=float", "CONVERT_TO_T=convert_uchar_sat_rte", "CONVERT_TO_FT=convert_float",
+          "T1=uchar", "CN=1", "KERCN=4", "FDEPTH=5", "BORDER_REFLECT_101", "LOCAL_SIZE=256"],
+         sample="first:20", host="pyramids.cpp ocl_pyrDown (kercn = 4, Intel-only)"),
+    # erode_3x3_8uc1_720p with morph3x3_8UC1_cols16_rows2 (morph.dispatch.cpp ocl_morphOp line 790,
+    # Intel-only -> ocl_morph3x3_8UC1, lines 519-589): 16 columns x 2 rows per work-item,
+    # global = cols / 16 x rows / 2 = 80 x 360, NULL local, rounded by Kernel::run to 256 x 360.
+    # src/dst are passed as uint pointers (PtrReadOnly/PtrWriteOnly, steps in bytes), so the
+    # buffers are uint[W*H/4] of random bytes.
+    Case("erode_3x3_8uc1_720p_cols16_rows2", "morph3x3.cl", "morph3x3_8UC1_cols16_rows2",
+         f"256,{H // 2}", "32,8",
+         [f"uint[{W * H // 4}]=rand:7:0:4294967296", f"int:{W}", f"uint[{W * H // 4}]", f"int:{W}",
+          f"int:{H}", f"int:{W}"],
+         [f"PROCESS_ELEM_={MORPH_3X3}", "OP_ERODE"],
+         sample="first:8", host="morph.dispatch.cpp ocl_morph3x3_8UC1 (Intel-only)"),
+    # filter2d_3x3_8uc1_720p with filter2DSmall (filter.dispatch.cpp ocl_filter2D, Intel-only
+    # branch, lines 596-656): 4-pixel vector loads, 8 x 2 pixels per work-item,
+    # global = ROUNDUP(1280 / 8, 256) x 720 / 2 = 256 x 360, NULL local; same arguments (line 724).
+    # One deviation: BORDER_REFLECT in place of OpenCV's BORDER_REFLECT_101.  Under
+    # BORDER_REFLECT_101 the kernel's ADDR_L/ADDR_H macros are `i < 0 ? -i : i`, which LLVM 14
+    # folds into llvm.abs.i32, an intrinsic Oclgrind 21.10 cannot run (the kernel cannot be
+    # created; -cl-opt-disable records every local variable as private memory traffic instead).
+    # BORDER_REFLECT takes the same branches and issues the same number of loads (a pixel outside
+    # the image reads the edge pixel instead of its neighbour); only the values read there differ.
+    Case("filter2d_3x3_8uc1_720p_small", "filter2DSmall.cl", "filter2DSmall",
+         "{},{}".format(*F2D_SMALL["global"]), "32,8",
+         [u8(W * H, 6), f"int:{W}", "int:0", "int:0", f"int:{W}", f"int:{H}",
+          u8(W * H), f"int:{W}", "int:0", f"int:{H}", f"int:{W}", "float:0"],
+         ["cn=1", "ANCHOR_X=1", "ANCHOR_Y=1", "KERNEL_SIZE_X=3", "KERNEL_SIZE_Y=3"]
+         + [f"{k}={F2D_SMALL[k]}" for k in ("PX_LOAD_VEC_SIZE", "PX_LOAD_NUM_PX", "PX_PER_WI_X",
+                                             "PX_PER_WI_Y", "PRIV_DATA_WIDTH")]
+         + ["BORDER_REFLECT", "NO_BORDER_ISOLATED"]  # OpenCV: BORDER_REFLECT_101 (see above)
+         + [f"{k}={F2D_SMALL[k]}" for k in ("PX_LOAD_X_ITERATIONS", "PX_LOAD_Y_ITERATIONS")]
+         + ["srcT=uchar", "srcT1=uchar", "dstT=uchar", "dstT1=uchar", "WT=float", "WT1=float",
+            "convertToWT=convert_float", "convertToDstT=convert_uchar_sat_rte",
+            f"COEFF={F2D_SMALL_COEFF}"],
+         sample="first:8", host="filter.dispatch.cpp ocl_filter2D (filter2DSmall, Intel-only)"),
 ]
 
 
