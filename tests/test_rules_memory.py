@@ -105,6 +105,9 @@ CASES = {
                               lambda t: k1(lambda i: 4 * i.gid, op="store")),
     "GEN-MISALIGNED": (ALL, lambda t: k1(lambda i: 4 * i.gid + 4), lambda t: k1(lambda i: 4 * i.gid)),
     "GEN-VECTOR-LOAD": (["powervr", "adreno", "intel"], lambda t: vector(True), lambda t: vector(False)),
+    # one byte per item along a row: four items' bytes make one word; 16-byte items are wide already
+    "GEN-ITEM-COARSEN": (["powervr", "adreno", "intel"], lambda t: k1(lambda i: i.gid, size=1),
+                         lambda t: k1(lambda i: 16 * i.gid, size=16)),
     "INTEL-SUB32-ACCESS": (["intel"], lambda t: k1(lambda i: i.gid, size=1),
             lambda t: k1(lambda i: 4 * i.gid)),
     "INTEL-WIDE-ACCESS": (["intel"], lambda t: k1(lambda i: 32 * i.gid, size=32),
