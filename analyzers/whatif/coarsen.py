@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from analyzers.whatif.changes import _MASK, Change, Launch
+from analyzers.whatif.changes import _MASK, Change, Launch, scale_counts
 from tracekit.errors import TracekitError
 
 #: Roles whose instructions a coarsened item runs once for all its elements.
@@ -102,7 +102,7 @@ class Coarsen(Change):
         if len(ins):
             group, item, _ = remap(ins)
             ins = ins.assign(group=group, item=item)
-            shared = (ins["site"].map(lambda s: launch.roles.get(int(s)) in SHARED_ROLES).to_numpy(bool)
+            shared = (ins["site"].map(launch.roles).isin(SHARED_ROLES).to_numpy()
                       | (ins["opclass"] == "barrier").to_numpy())   # the group waits once per barrier
             keys = ["group", "item", "site", "opclass"]
             rest = [c for c in ins.columns if c not in (*keys, "count")]
@@ -191,17 +191,8 @@ def _merge(acc: pd.DataFrame, max_bytes: int) -> tuple[pd.DataFrame, pd.DataFram
 
 def _memory_counts(ins: pd.DataFrame, per_site: pd.DataFrame) -> pd.DataFrame:
     """Load, store and atomic counts of each site cut by the share of its accesses merged away."""
-    if per_site.empty:
-        return ins
-    ratio = {}
-    for (site, op), r in per_site.iterrows():
-        if r["before"] > 0:
-            ratio[(int(site), str(op))] = float(r["after"]) / float(r["before"])
-    ins = ins.copy()
     for cls in MEMORY_CLASSES:
-        hit = (ins["opclass"] == cls).to_numpy()
-        if not hit.any():
-            continue
-        f = np.array([ratio.get((int(s), cls), 1.0) for s in ins.loc[hit, "site"]])
-        ins.loc[hit, "count"] = np.maximum(1, np.round(ins.loc[hit, "count"].to_numpy() * f)).astype(np.int64)
+        rows = per_site.xs(cls, level="op") if cls in per_site.index.get_level_values("op") else None
+        if rows is not None:
+            ins = scale_counts(ins, rows["before"] - rows["after"], rows["before"], cls)
     return ins

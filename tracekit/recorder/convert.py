@@ -147,7 +147,8 @@ class Converter:
 
     def _begin(self, launch: int, info: dict) -> None:
         sites = info["sites"]
-        kernel = self._kernel_name(info["kernel"], sites)
+        lanes = execution_lanes(sites["opcode"], sites["opclass"], sites["lanes"])
+        kernel = self._kernel_name(info["kernel"], sites, lanes)
         names = sorted({c for c in sites["opclass"] if c})  # "" marks uncounted sites
         lookup = {n: i for i, n in enumerate(names)}
         lookup[""] = 0
@@ -160,7 +161,6 @@ class Converter:
         for handle, (idx, _name) in arg_of.items():
             args[handle] = idx
         images = image_arguments(info["args"])
-        lanes = execution_lanes(sites["opcode"], sites["opclass"], sites["lanes"])
         state = LaunchState(
             launch=launch, kernel=kernel, info=info, base_slots=base, arg_slots=args,
             site_opclass=np.array([lookup[c] for c in sites["opclass"]], dtype=np.int32),
@@ -172,7 +172,7 @@ class Converter:
         self.launches.append(state)
         self.current = state
 
-    def _kernel_name(self, name: str, sites: dict) -> str:
+    def _kernel_name(self, name: str, sites: dict, lanes: np.ndarray) -> str:
         """The kernel's name, suffixed when another program reused it for other code."""
         sig = (tuple(sites["opcode"]), tuple(sites["line"]))
         candidate, n = name, 1
@@ -192,8 +192,7 @@ class Converter:
                 "column": array(sites["column"], pa.int32()),
                 "role": array([r or None for r in sites.get("role", [None] * n)], pa.string()),
                 "compiled": array(sites.get("compiled", [None] * n), pa.int32()),
-                "lanes": from_numpy(execution_lanes(sites["opcode"], sites["opclass"],
-                                                    sites["lanes"]).astype(np.int32)),
+                "lanes": from_numpy(lanes.astype(np.int32)),
             }))
         return candidate
 

@@ -1184,33 +1184,27 @@ void Recorder::kernelBegin(const KernelInvocation* ki)
         m_siteRole[s] = r->second;
     }
   }
-  {
-    auto key = std::make_pair(fn->getParent(), fn->getName().str());
-    auto found = m_compiledViews.find(key);
-    if (found == m_compiledViews.end())
-      found = m_compiledViews.emplace(key, compiledView(fn->getParent(), key.second)).first;
-    const CompiledView& view = found->second;
-    m_siteCompiled.assign(m_sites.size(), -1);
-    m_deadStores.clear();
-    for (size_t s = 0; !view.empty() && s < m_sites.size(); s++)
-    {
-      const llvm::Instruction* inst = m_sites.instructions()[s];
-      const llvm::DILocation* loc = inst->getDebugLoc().get();
-      unsigned lanes;
-      std::string cls = classify(inst, lanes);
-      if (cls.empty() || !loc || !loc->getLine())
-        continue;
-      auto c = view.find({loc->getFilename().str(), loc->getLine(), cls});
-      m_siteCompiled[s] = c == view.end() ? 0 : c->second;
-    }
-  }
+  auto key = std::make_pair(fn->getParent(), fn->getName().str());
+  auto found = m_compiledViews.find(key);
+  if (found == m_compiledViews.end())
+    found = m_compiledViews.emplace(key, compiledView(fn->getParent(), key.second)).first;
+  const CompiledView& view = found->second;
+  m_siteCompiled.assign(m_sites.size(), -1);
+  m_deadStores.clear();
   for (size_t s = 0; s < m_sites.size(); s++)
   {
     const llvm::Instruction* inst = m_sites.instructions()[s];
     unsigned lanes;
     uint8_t img = imageSiteKind(inst);
     m_siteSpace[s] = img ? img : (uint8_t)pointerSpace(inst);
-    m_siteCounted[s] = !classify(inst, lanes).empty();
+    std::string cls = classify(inst, lanes);
+    m_siteCounted[s] = !cls.empty();
+    const llvm::DILocation* loc = inst->getDebugLoc().get();
+    if (!view.empty() && !cls.empty() && loc && loc->getLine())
+    {
+      auto c = view.find({loc->getFilename().str(), loc->getLine(), cls});
+      m_siteCompiled[s] = c == view.end() ? 0 : c->second;
+    }
     const auto* store = llvm::dyn_cast<llvm::StoreInst>(inst);
     if (store && llvm::isa<llvm::UndefValue>(store->getValueOperand()))
     {
