@@ -28,6 +28,7 @@ from analyzers.bound import (
     load_chains_from_requests,
 )
 from analyzers.compiled import CompiledView, compiled_view, register_moves
+from analyzers.dataflow import Graph, graph
 from analyzers.geometry import LaunchGeometry, launch_geometries
 from analyzers.machine_code import MachineCodeResult
 from analyzers.memory_adapter import LaunchMemory, memory_by_launch
@@ -63,6 +64,8 @@ class LaunchResult:
     machine: MachineCodeResult | None = None
     #: What the optimizing compile removed, where the trace carries the compiled view (analyzers.compiled).
     compiled: CompiledView | None = None
+    #: The kernel's data-flow graph, where the trace records operands (analyzers.dataflow).
+    dataflow: Graph | None = None
 
     @property
     def verdict(self) -> str | None:
@@ -243,6 +246,8 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
         if free:
             base = pricing or AluPricing()
             pricing = replace(base, site_scale={**base.site_scale, **free})
+    res.dataflow = graph(sites, geo.kernel, memory=mem.per_site["site"] if mem is not None and not
+                         mem.per_site.empty else ())
     res.alu = alu_cost(issues, geo, layout, ir_priced_at_width(target, table_target, pricing),
                        resident_waves_per_cu=res.occupancy.waves_per_cu, pricing=pricing)
     traffic = mem.traffic if mem is not None else None

@@ -125,3 +125,11 @@ def gemm_tile() -> Path:
     Intel, and whose ``-g`` build compiles to other code, so its machine code maps to no source line."""
     return recorded("tests/data/isa/gemm.cl", "gemm_tile", "2,2", "2,2",
                     ("float[1024]=rand", "float[1024]=rand:1", "float[1024]", "int:32", "int:32", "int:32"))
+
+
+def interpolation(kernel: str) -> Path:
+    """tests/data/images: ``bilinear`` weights a 2x2 block of a float buffer by the coordinate's
+    fraction, ``box`` averages the same block with constant weights (box2x2.cl)."""
+    source = "bilinear.cl" if kernel == "bilinear" else "box2x2.cl"
+    args = ("float[16384]=rand", "float[4096]", "int:128") + (("float:0.9",) if kernel == "bilinear" else ())
+    return recorded(f"tests/data/images/{source}", kernel, "64,64", "16,8", args)

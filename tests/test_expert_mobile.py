@@ -37,13 +37,8 @@ TIE = 0.02
 NOTHING = 0.10
 
 COARSEN = ("GEN-ITEM-COARSEN", "GEN-VECTOR-LOAD", "INTEL-SUB32-ACCESS")
-IMAGE = ("GEN-BUFFER-AS-IMAGE", "GEN-IMAGE-2D")
+IMAGE = ("GEN-BUFFER-AS-IMAGE", "GEN-IMAGE-2D", "GEN-IMAGE-FILTER")
 COALESCE = ("GEN-UNCOALESCED-LOAD", "GEN-UNCOALESCED-STORE", "GEN-CACHE-THRASH", "GEN-PITCH-PAD")
-#: What the image what-if leaves out: it reads through the texture caches but keeps the kernel's
-#: own bilinear arithmetic, which a CLK_FILTER_LINEAR sampler would do in the texture unit.
-FILTERING = ("the image what-if keeps the hand-written bilinear interpolation (weights, four gathers' "
-             "arithmetic) that a linear-filtering sampler would take over, so reading through an image "
-             "gains less than giving each item several pixels")
 
 
 @dataclass(frozen=True)
@@ -65,13 +60,12 @@ EXPECTATIONS = [
     E("cvtcolor_nv21_to_rgba_720p", TARGETS, "top", ("GEN-UNCOALESCED-STORE",),
       "16 single-byte stores per item, lanes 8 bytes apart: build a uchar8 and store it once"),
     E("resize_linear_8uc4_720p_to_540p", MOBILE, "top", IMAGE,
-      "bilinear gathers and their weights: let the texture unit filter", disagreement=FILTERING),
+      "bilinear gathers and their weights: let the texture unit filter"),
     E("resize_linear_8uc4_720p_to_540p", (NV,), "nothing", why="10 us; the source sits in the L2"),
     E("warpaffine_linear_8uc1_vga", (ADR,), "top", ("GEN-FAST-MATH",),
       "four conformant fma() per pixel, emulated in software on Adreno: mad() or relaxed math"),
     E("warpaffine_linear_8uc1_vga", (PVR, INTEL), "top", IMAGE,
-      "two uchar2 gathers, border branches and a weight table: one filtered image read",
-      disagreement=FILTERING),
+      "two uchar2 gathers, border branches and a weight table: one filtered image read"),
     E("warpaffine_linear_8uc1_vga", (NV,), "top", ("GEN-CONST-DIVERGENT",),
       "the __constant weight table is indexed by each lane's fraction: 20 addresses per request",
       disagreement="the constant-cache replay prices the divergent weight lookups below the launch's "
@@ -199,4 +193,4 @@ def test_agreement_over_the_suite(checklists):
     assert len(pairs) == 64
     # every disagreement is a listed xfail, so this is the suite's measured agreement
     assert agreed == len(pairs) - disagreements
-    assert agreed / len(pairs) >= 0.8
+    assert agreed / len(pairs) >= 0.85

@@ -26,6 +26,9 @@ CASES = {
                           lambda t: rk.sample("conv3x3_image")),
     "GEN-SAMPLER-BORDERS": (["adreno", "intel"], lambda t: rk.sample("conv3x3_buffer"),
                             lambda t: rk.sample("conv3x3_image")),
+    "GEN-IMAGE-FILTER": (["adreno", "powervr", "intel"],
+                         lambda t: rk.Recorded(lambda: rk.interpolation("bilinear")),
+                         lambda t: rk.Recorded(lambda: rk.interpolation("box"))),
     "ADR-READ-IMAGEH": (["adreno"], lambda t: rk.Recorded(lambda: rk.conv_image("unorm_int8")),
                         lambda t: rk.sample("conv3x3_image")),
 }

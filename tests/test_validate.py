@@ -170,3 +170,16 @@ def test_negative_compiled_counts_are_errors(tmp_path):
     problem = _only_error(validate(path))
     assert (problem.table, problem.row, problem.column) == ("sites", len(sites), "compiled")
     assert "-1" in problem.message
+
+
+def test_operands_naming_a_missing_site_are_errors(tmp_path):
+    acc = access_pattern()
+    sites = sites_for(acc).to_pandas()
+    last = int(sites["site"].max())
+    sites["operands"] = [[]] + [None] * (len(sites) - 2) + [[0, last + 7]]
+    path = tmp_path / "o.tkt"
+    write_trace(path, acc, launches=launches_for(acc, global_size=256, local_size=64),
+                sites=conform(pa.Table.from_pandas(sites, preserve_index=False), "sites"))
+    problem = _only_error(validate(path))
+    assert (problem.table, problem.row, problem.column) == ("sites", len(sites), "operands")
+    assert f"operand {last + 7}" in problem.message

@@ -13,7 +13,7 @@ or its text form (``"pad-local=64:4"``, ``"coalesce=12"``, ``"drop-staging"``,
 ``"vector-loads"``, ``"work-group=64"``, ``"fast-math"``, ``"native-math"``,
 ``"align=7"``, ``"keep-in-register=3"``, ``"no-private"``, ``"fp32"``, ``"pad-pitch=0:2048:128"``,
 ``"coarsen=4"`` (:mod:`analyzers.whatif.coarsen`),
-and the image changes of :mod:`analyzers.whatif.images`: ``"as-image=0"``,
+and the image changes of :mod:`analyzers.whatif.images`: ``"as-image=0"``, ``"filter-image=0:12,13"``,
 ``"sampler-borders=26,27"``, ``"read-imageh"``, and ``"vector-loop-loads=5"`` of
 :mod:`analyzers.whatif.loops`); see :func:`parse_change`.
 

@@ -1,6 +1,6 @@
-"""What-if changes about images: a buffer read as an image, borders left to the sampler, half texels.
+"""What-if changes about images: a buffer read as an image, filtered by the sampler, borders, half texels.
 
-The guides' image advice changes three things a replay can apply literally:
+The guides' image advice changes four things a replay can apply literally:
 
 - :class:`AsImage` (``as-image=BUFFER[:SITE,...]``): the loads of a read-only buffer
   argument become reads of a 2-D image of the same texels.  The row pitch is found
@@ -9,6 +9,11 @@ The guides' image advice changes three things a replay can apply literally:
   image's size and base go into the launch metadata.  The listed sites are the
   subscript's address arithmetic, which an image read does not need (the texture
   unit computes the texel address from the coordinates): their instructions go.
+- :class:`FilteredImage` (``filter-image=BUFFER:SITE,...[:TABLE-SITE,...]``): the same, for
+  a kernel that interpolates the texels it gathers by hand; a linear-filtering sampler
+  reads the same texels once per pixel and the listed sites (weights, weighted sum,
+  the gathers' addresses: :func:`analyzers.dataflow.interpolation`) go, with the
+  look-ups of a weight table.
 - :class:`SamplerBorders` (``sampler-borders=SITE,...``): the listed sites clamp
   coordinates at the image's borders by hand; a sampler with a clamping address
   mode (or an input padded by the stencil's reach) makes them unnecessary, so
@@ -148,6 +153,63 @@ class AsImage(Change):
         return max(seen, 1)
 
 
+#: Channel order and type of an image of 8-bit channels whose texel is one access of this many
+#: bytes (the filtered read returns normalised floats); wider texels are read as floats.
+FILTERED_FORMATS = {1: "r:unorm_int8", 2: "rg:unorm_int8", 4: "rgba:unorm_int8", 8: "rg:float",
+                    16: "rgba:float"}
+
+
+@dataclass(frozen=True)
+class FilteredImage(AsImage):
+    """Hand-written bilinear interpolation of buffer argument ``buffer`` done by a linear-filtering
+    sampler: its gathers read the same texels as one image read per pixel, the ``sites`` of the
+    weights, the blend and the gathers' address arithmetic (:func:`analyzers.dataflow.interpolation`)
+    no longer execute, and the weight-table look-ups at ``tables`` no longer happen."""
+
+    tables: tuple[int, ...] = ()
+    name = "filter-image"
+    refers_to = {"buffer": "buffer", "sites": "instruction site", "tables": "instruction site"}
+
+    @property
+    def spec(self) -> str:
+        tail = (":" + ",".join(str(s) for s in self.sites)) if self.sites or self.tables else ""
+        tables = (":" + ",".join(str(s) for s in self.tables)) if self.tables else ""
+        return f"filter-image={self.buffer}{tail}{tables}"
+
+    def describe(self) -> str:
+        return (f"read buffer argument {self.buffer} as an image with a CLK_FILTER_LINEAR sampler and let "
+                "the texture unit gather and interpolate the four texels")
+
+    def apply(self, launch: Launch, target) -> Launch:
+        acc = launch.accesses
+        if self.tables and not acc.empty:
+            from analyzers.whatif.changes import drop_rows
+
+            launch = drop_rows(launch, acc["site"].isin(list(self.tables)).to_numpy())
+            launch = drop_sites(launch, self.tables)
+            acc = launch.accesses
+        mine = (acc["buffer"].to_numpy(np.int64, na_value=-1) == self.buffer) & (
+            acc["op"].astype(str) == "load").to_numpy()
+        gathers = sorted(int(s) for s in acc.loc[mine, "site"].unique())
+        out = super().apply(launch, target)
+        acc = out.accesses
+        image = (acc["space"].astype(str) == "image").to_numpy() & acc["site"].isin(gathers).to_numpy()
+        size = int(pd.Series(acc.loc[image, "size"]).mode().iloc[0]) if image.any() else 4
+        fmt = FILTERED_FORMATS.get(size, "rgba:float")
+        acc = acc.copy()
+        acc.loc[image, "sampler_filter"] = "linear"
+        acc.loc[image, "image_format"] = fmt
+        row = dict(out.row)
+        meta = dict(row.get("metadata") or {})
+        meta["images"] = [dict(im, format=fmt) if int(im.get("arg", -1)) == self.buffer else im
+                          for im in meta.get("images") or []]
+        row["metadata"] = meta
+        # one image read per pixel: the gathers' load instructions but the first go
+        ins = out.instructions
+        extra = ins["site"].isin(gathers[1:]).to_numpy() & (ins["opclass"].astype(str) == "load").to_numpy()
+        return out.with_(accesses=acc, row=row, instructions=ins[~extra].reset_index(drop=True))
+
+
 @dataclass(frozen=True)
 class SamplerBorders(Change):
     """The instructions of ``sites`` (coordinate clamps at the borders) no longer executed."""
@@ -191,11 +253,12 @@ class HalfTexels(Change):
         return launch.with_(instructions=ins.assign(opclass=ins["opclass"].astype(str).replace(names)))
 
 
-IMAGE_CHANGES = {c.name: c for c in (AsImage, SamplerBorders, HalfTexels)}
+IMAGE_CHANGES = {c.name: c for c in (AsImage, FilteredImage, SamplerBorders, HalfTexels)}
 
 
 def parse_image_change(name: str, arg: str, text: str) -> Change:
-    """``as-image=BUFFER[:SITE,...]``, ``sampler-borders=SITE[,SITE...]``, ``read-imageh``."""
+    """``as-image=BUFFER[:SITE,...]``, ``filter-image=BUFFER[:SITE,...[:TABLE-SITE,...]]``,
+    ``sampler-borders=SITE[,SITE...]``, ``read-imageh``."""
     def ints(part: str) -> list[int]:
         try:
             vals = [int(p) for p in part.replace(":", ",").split(",") if p.strip()]
@@ -211,6 +274,13 @@ def parse_image_change(name: str, arg: str, text: str) -> Change:
         if len(b) != 1:
             raise TracekitError(f"what-if '{text}': expected as-image=BUFFER[:SITE,...]")
         return AsImage(b[0], tuple(ints(sites)))
+    if name == "filter-image":
+        buffer, _, rest = arg.partition(":")
+        sites, _, tables = rest.partition(":")
+        b = ints(buffer)
+        if len(b) != 1:
+            raise TracekitError(f"what-if '{text}': expected filter-image=BUFFER[:SITE,...[:TABLE-SITE,...]]")
+        return FilteredImage(b[0], tuple(ints(sites)), tuple(ints(tables)))
     if name == "sampler-borders":
         sites = ints(arg)
         if not sites:

@@ -1140,7 +1140,7 @@ std::string Recorder::launchJson(const KernelInvocation* ki)
     j += "}";
   }
   j += "],\"sites\":{";
-  std::string op, cls, file, line, col, lanes, role, compiled;
+  std::string op, cls, file, line, col, lanes, role, compiled, operands;
   const std::vector<const llvm::Instruction*>& insts = m_sites.instructions();
   for (size_t s = 0; s < insts.size(); s++)
   {
@@ -1154,6 +1154,19 @@ std::string Recorder::launchJson(const KernelInvocation* ki)
     role += sep + std::string("\"") + roleName(m_siteRole[s]) + "\"";
     compiled += sep + (s < m_siteCompiled.size() && m_siteCompiled[s] >= 0 ? std::to_string(m_siteCompiled[s])
                                                                            : std::string("null"));
+    // the sites whose results this instruction takes: the data-flow graph the what-ifs slice
+    operands += sep + std::string("[");
+    bool first = true;
+    for (const llvm::Use& u : inst->operands())
+    {
+      const llvm::Instruction* from = llvm::dyn_cast<llvm::Instruction>(u.get());
+      uint32_t id = from ? m_sites.find(from) : SiteMap::NONE;
+      if (id == SiteMap::NONE)
+        continue;
+      operands += (first ? "" : ",") + std::to_string(id);
+      first = false;
+    }
+    operands += "]";
     const llvm::DILocation* loc = inst->getDebugLoc().get();
     file += sep + (loc ? jsonString(loc->getFilename().str()) : std::string("null"));
     line += sep + (loc ? std::to_string(loc->getLine()) : std::string("null"));
@@ -1161,7 +1174,7 @@ std::string Recorder::launchJson(const KernelInvocation* ki)
   }
   j += "\"opcode\":[" + op + "],\"opclass\":[" + cls + "],\"lanes\":[" + lanes + "],\"file\":[" + file +
        "],\"line\":[" + line + "],\"column\":[" + col + "],\"role\":[" + role +
-       "],\"compiled\":[" + compiled + "]}}";
+       "],\"compiled\":[" + compiled + "],\"operands\":[" + operands + "]}}";
   return j;
 }
 

@@ -124,6 +124,9 @@ SITES = pa.schema([
     # what one execution adds to the site's ``instructions`` count: its vector lanes for
     # arithmetic, 1 for memory instructions and image calls (tracekit/recorder/convert.py)
     pa.field("lanes", pa.int32(), nullable=True),
+    # the sites whose results the instruction takes as operands (same kernel, same function):
+    # the data-flow graph that analyzers/dataflow.py slices
+    pa.field("operands", pa.list_(pa.int32()), nullable=True),
 ])
 
 #: One machine instruction of a kernel built offline for one device (tracekit/isa/).

@@ -287,6 +287,7 @@ def _cross_checks(t: Trace, launches: CountCheck, seen: _Seen, out: _Collector) 
                 warning=True)
     _check_roles(t, out)
     _check_compiled(t, out)
+    _check_operands(t, out)
     if seen.kernel_site:
         known_sites = set(zip(t.sites["kernel"].to_pylist(), t.sites["site"].to_pylist(), strict=True))
         missing = sorted(seen.kernel_site - known_sites, key=lambda ks: (str(ks[0]), ks[1]))
@@ -307,6 +308,22 @@ def _check_compiled(t: Trace, out: _Collector) -> None:
         i, c = bad[0]
         out.add("site-compiled", f"site's compiled instruction count {c} is negative (a count, or empty)",
                 table="sites", row=i + 1, column="compiled", count=len(bad))
+
+
+def _check_operands(t: Trace, out: _Collector) -> None:
+    """``sites.operands``, where present, name sites of the same kernel: a data-flow edge to a site
+    the kernel does not have would make every slice of that kernel wrong."""
+    if "operands" not in t.sites.column_names or not t.sites.num_rows:
+        return
+    kernels = t.sites["kernel"].to_pylist()
+    known = set(zip(kernels, t.sites["site"].to_pylist(), strict=True))
+    bad = [(i, k, o) for i, (k, ops) in enumerate(zip(kernels, t.sites["operands"].to_pylist(), strict=True))
+           for o in ops or () if (k, o) not in known]
+    if bad:
+        i, k, o = bad[0]
+        out.add("site-operands", f"site's operand {o} is not a site of kernel '{k}' (the data-flow graph "
+                "names a site the sites table lacks)", table="sites", row=i + 1, column="operands",
+                count=len(bad))
 
 
 def _check_roles(t: Trace, out: _Collector) -> None:

@@ -8,7 +8,7 @@ from analyzers.whatif.images import AsImage
 
 @rule(id="GEN-BUFFER-AS-IMAGE", what_if="as-image",
       title="Read-only buffer read with 2-D locality: make it an image",
-      vendors=("adreno", "powervr"),
+      vendors=("adreno", "powervr"), covered_by=("GEN-IMAGE-FILTER",),
       inputs=("sites.row_pitch_bytes", "sites.item_rows", "sites.item_columns", "sites.whatif_texture_hits",
               "sites.whatif_cache_lookups", "sites.cache_lookups"),
       citation={"adreno": C("adreno", "7.1.5.3 Image object vs. buffer object"),

@@ -7,7 +7,7 @@ from analyzers.rules.rule import Hit, Threshold, rule
 
 
 @rule(id="GEN-IMAGE-2D", title="2D neighbourhood read through a buffer where an image would serve",
-      inputs=("patterns.stencils",), covered_by=("GEN-BUFFER-AS-IMAGE",),
+      inputs=("patterns.stencils",), covered_by=("GEN-BUFFER-AS-IMAGE", "GEN-IMAGE-FILTER"),
       citation={"powervr": C("pvr", "Access Memory in Row-Major Order"),
                 "adreno": C("adreno", "6.2 Use image objects instead of buffer objects"),
                 "intel": C("intel", "Using Buffers and Images Appropriately"),
