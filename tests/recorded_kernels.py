@@ -133,3 +133,9 @@ def interpolation(kernel: str) -> Path:
     source = "bilinear.cl" if kernel == "bilinear" else "box2x2.cl"
     args = ("float[16384]=rand", "float[4096]", "int:128") + (("float:0.9",) if kernel == "bilinear" else ())
     return recorded(f"tests/data/images/{source}", kernel, "64,64", "16,8", args)
+
+
+def gather_index() -> Path:
+    """tests/data/kernels/gather_index.cl: 4096 items each reading a random element of 64 Ki floats."""
+    return recorded("tests/data/kernels/gather_index.cl", "gather_index", "4096", "64",
+                    ("int[4096]=rand:7:0:65536", "float[65536]=rand", "float[4096]"))

@@ -50,6 +50,8 @@ class KernelBuilder:
         self.gs, self.ls = _dim3(global_size), _dim3(local_size)
         self.kernel, self.build_options, self.source = kernel, build_options, source
         self.local_mem_bytes, self.registers, self.metadata = local_mem_bytes, registers, metadata
+        #: site -> source line, where sites share a line (default: site ``s`` on line ``10 + s``)
+        self.lines: dict[int, int] = {}
         gx, gy = np.meshgrid(np.arange(self.gs[0]), np.arange(self.gs[1]))
         gx, gy = gx.ravel(), gy.ravel()
         ngx = math.ceil(self.gs[0] / self.ls[0])
@@ -127,7 +129,7 @@ class KernelBuilder:
         sites = sorted(self.site_ops)
         sites_t = pa.table({"kernel": [self.kernel] * len(sites), "site": sites,
                             "opcode": [self.site_ops[s] for s in sites], "file": [file] * len(sites),
-                            "line": [(lines or {}).get(s, 10 + s) for s in sites],
+                            "line": [(lines or self.lines).get(s, 10 + s) for s in sites],
                             "column": [1] * len(sites)})
         tables = {"accesses": store.conform(acc, "accesses"), "instructions": store.conform(ins,
                 "instructions"),
@@ -157,4 +159,16 @@ def context_for(k: KernelBuilder, vendor: str, target=None):
 def fired(k: KernelBuilder, vendor: str, rule_id: str):
     """The finding of ``rule_id`` for this kernel on the vendor's target, or None."""
     found = run_rules(context_for(k, vendor), only=[rule_id])
+    return found[0] if found else None
+
+
+def priced(k: KernelBuilder, vendor: str, rule_id: str):
+    """The finding of ``rule_id`` for this kernel priced by replay as ``tracekit analyze`` prices it
+    (None when the rule does not fire or its fix would not help)."""
+    from analyzers.analyze import analyze
+    from analyzers.rules.gains import price_by_replay
+
+    trace = k.trace()
+    res = analyze(trace, get_target(vendor))
+    found = price_by_replay(run_rules(res, only=[rule_id]), [res], trace)
     return found[0] if found else None

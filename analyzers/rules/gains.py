@@ -8,7 +8,10 @@ finding's gain.  A change that saves nothing turns the finding into a note, and 
 that makes the launch slower removes it: advice the model says would hurt is not
 given.  A change marked ``speculative`` (a padded row pitch, whose effect depends on
 each cache's set mapping) is only a candidate: without a measured gain it is dropped.
-Replays are shared between findings that propose the same change.
+A change that does not apply to a launch (no row pitch to read a buffer as an image, a
+1-D grid to walk in tiles) leaves the finding a note without a gain: the rule's own
+estimate is not shown in place of a replay.  Replays are shared between findings that
+propose the same change.
 
 Fixes of one launch are also tried together.  Two bottlenecks can tie (a local-memory
 term and a cache term of the same size): removing either alone changes nothing, both
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from analyzers.rules.rule import GAIN_LOW, Finding, severity_of
+from analyzers.rules.rule import GAIN_LOW, Finding, registry, severity_of
 from analyzers.rules.runner import checklist_order
 from tracekit.errors import TracekitError
 
@@ -47,8 +50,9 @@ def price_by_replay(findings: list[Finding], results, trace, *,
               for r in results for lr in r.launches}
     verdicts = {(r.target.name, lr.launch): lr.verdict for r in results for lr in r.launches}
     priced = [f for f in findings if f.change is not None and f.target in targets]
-    if not priced:
-        return checklist_order(findings)      # nothing to replay: the trace is not read again
+    replayable = {r.id for r in registry().values() if r.what_if}
+    if not priced:       # nothing to replay: the trace is not read again
+        return checklist_order([unpriced(f) if f.rule_id in replayable else f for f in findings])
     replays = Replays(trace, PRICING_ACCESSES if max_accesses is None else max_accesses)
     done: dict[tuple, object] = {}
 
@@ -81,13 +85,14 @@ def price_by_replay(findings: list[Finding], results, trace, *,
     out = []
     for f in findings:
         if f.change is None or f.target not in targets:
-            out.append(f)
+            # a rule priced by replay that found no change to propose on this launch has no gain
+            out.append(unpriced(f) if f.rule_id in replayable else f)
             continue
         w = replay(f.target, f.launch, f.change)
         joint = together.get((f.target, f.launch, f.change.spec))
         if w is None:
-            if not f.change.speculative:
-                out.append(f)
+            if not f.change.speculative:   # the change does not apply here: a note, without the
+                out.append(unpriced(f))    # rule's own estimate beside the model
             continue
         if w.after.error:          # the fixed kernel would not run on this target
             continue
@@ -110,6 +115,15 @@ def price_by_replay(findings: list[Finding], results, trace, *,
                                     "groups_replayed": w.groups_replayed, "groups_total": w.groups_total,
                                     **detail}))
     return checklist_order(out)
+
+
+def unpriced(f: Finding) -> Finding:
+    """``f`` as a note without a gain: its fix could not be replayed on this launch, and a gain the
+    rule estimated by itself would be a number the model never produced."""
+    if f.estimated_gain_s is None:
+        return f
+    return replace(f, estimated_gain_s=None, estimated_gain_fraction=None, severity=severity_of(None),
+                   gain_method=None)
 
 
 def whole_launch(w, total_s: float, verdict: str | None) -> dict:

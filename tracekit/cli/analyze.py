@@ -103,8 +103,9 @@ WhatIfOpt = Annotated[str | None, typer.Option(
     "--what-if", help="Replay every launch with a fix applied and show before/after: pad-local=ROW:PAD, "
     "coalesce=BUFFER, align=SITE, drop-staging, vector-loads, keep-in-register=SITE, no-private, "
     "work-group=X[,Y], fast-math, native-math, fp32[=SITES], pad-pitch=BUFFER:PITCH:PAD, "
-    "as-image=BUFFER[:SITE,...], sampler-borders=SITE,..., read-imageh, vector-loop-loads=SITE,...; "
-    "join several with +.")]
+    "as-image=BUFFER[:SITE,...], filter-image=BUFFER:SITE,..., sampler-borders=SITE,..., read-imageh, "
+    "vector-loop-loads=SITE,..., coarsen=N, retype=FROM>TO[.TO...][@SITE,...], regroup[=SITE,...], "
+    "sort-work=SITE, swizzle=TILE, declare-size; join several with +.")]
 
 
 def _default_format(fmt: OutputFormat | None, output: str | None) -> str:

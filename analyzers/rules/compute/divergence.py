@@ -2,10 +2,11 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
+from analyzers.whatif.regroup import Regroup
 
 
 @rule(id="GEN-DIVERGENCE", title="Divergent branches leave lanes idle",
-      inputs=("ops.utilization", "ops.issues", "ops.cycles"),
+      inputs=("ops.utilization", "ops.issues", "ops.cycles"), what_if="regroup",
       citation={"powervr": C("pvr", "Divergence - Dynamic Branching"),
                 "adreno": C("adreno", "8.5 Avoid branch divergence"),
                 "intel": C("intel", "Using Specialization in Branching"),
@@ -31,8 +32,10 @@ def check(f, t):
     if not len(per) or not total:
         return None
     per = per.sort_values(["cycles"], ascending=False, kind="stable")
-    wasted = float((low["cycles"] * (1 - low["utilization"])).sum())
     ev = {"divergent_cycle_share": round(float(per["cycles"].sum()) / total, 4),
           "sites": [{"site": int(s), "utilization": round(float(r.utilization), 4), "issues": int(r.issues)}
                     for s, r in per.head(5).iterrows()]}
-    return Hit(ev, sites=[int(s) for s in per.index], gain_s=f.gain_alu(f.alu_seconds(wasted)))
+    sites = [int(s) for s in per.index]
+    # priced by replay: the items regrouped by how often they ran the divergent sites, each keeping
+    # its own work and addresses (a wave that holds a whole work-group has nothing to regroup)
+    return Hit(ev, sites=sites, change=Regroup(tuple(sorted(sites))))

@@ -2,12 +2,13 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
+from analyzers.whatif.retype import retypes
 
 INTS = ("int_add", "int_mul")
 
 
 @rule(id="GEN-FLOAT-OVER-INT", title="Integer-heavy arithmetic on a float-optimised GPU",
-      vendors=("powervr", "intel"), inputs=("ops.int_add", "ops.int_mul", "sites.accesses"),
+      vendors=("powervr", "intel"), inputs=("ops.int_add", "ops.int_mul", "sites.accesses"), what_if="retype",
       citation={"powervr": C("pvr", "Tweak Work for the Graphics Core"),
                 "intel": C("intel", "Using Floating Point for Calculations")},
       thresholds={"fraction": Threshold(0.5, "team choice for powervr Tweak Work for the Graphics Core / "
@@ -27,9 +28,9 @@ def check(f, t):
     accesses = float(f.sites["accesses"].sum()) or 1.0
     if not n_int or n_int < t.fraction * (n_int + n_fp) or n_int / accesses < t.per_access:
         return None
-    saved = sum(float(o.loc[o["opclass"] == c, "issues"].sum())
-                * max(0.0, f.cycles(c) - f.cycles(c.replace("int_", "fp32_"))) for c in INTS)
     sites = o[ints].groupby("site")["issues"].sum().sort_values(ascending=False, kind="stable")
+    sites = [int(s) for s in sites.index]
+    # the kernel's own integer adds and multiplies done in float (its address arithmetic stays)
+    change = retypes({c: (c.replace("int_", "fp32_"),) for c in INTS if (o["opclass"] == c).any()}, sites)
     return Hit({"int_executions": int(n_int), "float_executions": int(n_fp),
-                "int_ops_per_access": round(n_int / accesses, 2)},
-               sites=[int(s) for s in sites.index], gain_s=f.gain_alu(f.alu_seconds(saved)))
+                "int_ops_per_access": round(n_int / accesses, 2)}, sites=sites, change=change)

@@ -2,10 +2,14 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
+from analyzers.whatif.retype import retypes
+
+#: 64-bit integer classes and their 32-bit counterparts' names (``int_`` + the rest).
+INT64 = ("int64_add", "int64_mul", "int64_div")
 
 
 @rule(id="GEN-INT64-INDEX", title="64-bit integer arithmetic (size_t indices)", vendors=("adreno", "intel"),
-      inputs=("ops.int64_*",), covered_by=("INTEL-INT64-ADDRESS",),
+      inputs=("ops.int64_*",), covered_by=("INTEL-INT64-ADDRESS",), what_if="retype",
       citation={"adreno": C("adreno", "8.7 Avoid the use of size_t"),
                 "intel": C("intel", "Avoid Spurious Operations in Kernel Code")},
       thresholds={"fraction": Threshold(0.01, "team choice: 64-bit integer ops at least 1% of executed "
@@ -23,7 +27,7 @@ def check(f, t):
     n, total = f.executions(is64), float(o["executions"].sum())
     if not n or n < t.fraction * total:
         return None
-    saved = sum(f.issues(lambda x, c=c: x == c) * max(0.0, f.cycles(c) - f.cycles("int_" + c[6:]))
-                for c in ("int64_add", "int64_mul", "int64_div"))
-    return Hit({"int64_executions": int(n), "fraction": round(n / total, 4)}, sites=f.sites_by_issues(is64),
-               gain_s=f.gain_alu(f.alu_seconds(saved)))
+    sites = f.sites_by_issues(is64)
+    present = set(o.loc[o["opclass"].map(is64), "opclass"])
+    change = retypes({c: ("int_" + c[6:],) for c in sorted(present) if c in INT64}, sites)
+    return Hit({"int64_executions": int(n), "fraction": round(n / total, 4)}, sites=sites, change=change)

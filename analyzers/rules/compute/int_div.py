@@ -2,11 +2,16 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
+from analyzers.whatif.retype import retypes
 
 INT_DIV = ("int_div", "int64_div")
+#: A division done through float: the dividend converted, a float divide, the quotient converted back
+#: (the divisor is as a rule invariant in the loop or kernel, and its conversion is hoisted).
+VIA_FLOAT = ("convert", "convert", "fp32_div")
 
 
 @rule(id="GEN-INT-DIV", title="Integer division or modulo", inputs=("ops.int_div", "ops.cycles"),
+      what_if="retype",
       citation={"powervr": C("pvr", "Tweak Work for the Graphics Core"),
                 "adreno": C("adreno", "8.12 Miscellaneous"),
                 "intel": C("intel", "Avoid Spurious Operations in Kernel Code"),
@@ -24,11 +29,12 @@ def check(f, t):
     total = f.alu_cycles
     if not cyc or cyc < t.alu_share * total:
         return None
-    via_float = f.cycles("fp32_div") + 2 * f.cycles("convert")
-    saved = sum(iss[c] * max(0.0, f.cycles(c) - via_float) for c in INT_DIV)
     ev = {"int_div_executions": int(f.executions(lambda x: x in INT_DIV)),
           "alu_cycle_share": round(cyc / total, 4) if total else None,
           "cycles_per_issue": f.cycles("int_div")}
     sites = f.sites_by_issues(lambda x: x in INT_DIV)
-    return Hit(ev, sites=sites, gain_s=f.gain_alu(f.alu_seconds(saved)))
+    # priced by replay: each division through float (two conversions and a float divide); where that
+    # costs the target more than its integer division the replay says so and the item goes
+    change = retypes({c: VIA_FLOAT for c in INT_DIV if iss[c]}, sites)
+    return Hit(ev, sites=sites, change=change)
 

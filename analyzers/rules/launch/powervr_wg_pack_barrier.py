@@ -2,10 +2,11 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, rule
+from analyzers.whatif.declare import DeclareSize
 
 
 @rule(id="PVR-WG-PACK-BARRIER", title="Small work-groups with barriers run one group per task",
-      vendors=("powervr",),
+      vendors=("powervr",), what_if="declare-size",
       inputs=("launch.local_size", "launch.has_barrier", "launch.work_group_size_declared"),
       citation=C("pvr", "Execution"),
       fix="""Groups of 4, 8 or 16 items share a task only when the compiler knows the size: declare
@@ -19,4 +20,4 @@ def check(f, t):
     fill = size / f.width
     ev = {"work_group_size": size, "task": f.width, "lane_fill": round(fill, 4),
           "reqd_work_group_size": declared}
-    return Hit(ev, gain_s=f.gain_filling_lanes(fill))
+    return Hit(ev, change=DeclareSize())

@@ -2,10 +2,12 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, rule
+from analyzers.whatif.retype import Retype
 
 
 @rule(id="INTEL-BARRIER-NO-LOCAL", title="Barriers in a kernel that shares no local memory",
       vendors=("intel",), inputs=("ops.barrier", "patterns.local_loads", "patterns.local_stores"),
+      what_if="retype",
       citation=C("intel", "Optimizing Utilization of Execution Units"),
       fix="""Remove barriers that protect no local-memory exchange; besides their own cost they cap
       how many groups a subslice runs at once.""")
@@ -14,6 +16,8 @@ def check(f, t):
         return None
     o = f.ops
     b = o[o["opclass"] == "barrier"]
-    saved = f.alu_seconds(float(b["issues"].sum()) * f.cycles("barrier"))
-    return Hit({"barrier_executions": int(b["executions"].sum())}, sites=list(b["site"].unique()),
-               gain_s=f.gain_alu(saved))
+    sites = tuple(sorted(int(s) for s in b["site"].unique()))
+    # priced by replay: the barriers gone (their issue cost, and the subslice's barrier slots that
+    # capped the resident groups)
+    return Hit({"barrier_executions": int(b["executions"].sum())}, sites=list(sites),
+               change=Retype("barrier", (), sites))

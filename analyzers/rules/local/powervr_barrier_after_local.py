@@ -1,4 +1,8 @@
-"""PVR-BARRIER-AFTER-LOCAL: a barrier right after a local or constant access stalls on its latency."""
+"""PVR-BARRIER-AFTER-LOCAL: a barrier right after a local or constant access stalls on its latency.
+
+The time model has no term for that stall (a barrier waits for the group, not for one
+access), so the item is a note without a gain: no replay could measure the fix.
+"""
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, rule
@@ -23,7 +27,5 @@ def check(f, t):
             pairs.append((int(before[-1]), int(b)))
     if not pairs:
         return None
-    issues = float(o.loc[o["site"].isin([b for _, b in pairs]) & (o["opclass"] == "barrier"), "issues"].sum())
-    saved = f.alu_seconds(issues * f.target.local_memory.latency_cycles)
     sites = [s for p in pairs for s in p]
-    return Hit({"access_then_barrier": [list(p) for p in pairs]}, sites=sites, gain_s=f.gain_alu(saved))
+    return Hit({"access_then_barrier": [list(p) for p in pairs]}, sites=sites)

@@ -2,10 +2,16 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
+from analyzers.whatif.swizzle import Swizzle
+
+#: Work-groups on a side of the tiles the replay launches the grid in (16 groups per tile: about
+#: the groups a mobile GPU keeps in flight, team choice).
+TILE = 4
 
 
 @rule(id="GEN-CACHE-THRASH", title="DRAM traffic far above the data footprint (cache thrashing)",
       vendors=("powervr", "adreno", "intel"), inputs=("memory.dram_bytes", "patterns.footprint_bytes"),
+      what_if="swizzle",
       citation={"powervr": C("pvr", "Access Memory in Row-Major Order"),
                 "adreno": C("adreno", "7.6 Improve the GPU’s L1/L2 cache usage"),
                 "intel": C("intel", "Kernel Memory Access Optimization Summary")},
@@ -21,6 +27,7 @@ def check(f, t):
     dram = f.dram_bytes
     if not foot or dram < t.ratio * foot:
         return None
-    # DRAM's own time shrinks to the footprint's; the launch gains only where DRAM binds
+    # priced by replay: the grid walked in square tiles of work-groups (a 1-D grid has no such order:
+    # the item stays a note without a gain)
     return Hit({"dram_bytes": int(dram), "footprint_bytes": int(foot), "ratio": round(dram / foot, 2)},
-               gain_s=f.gain_level("DRAM", f.memory_levels.get("DRAM", 0.0) * (1 - foot / dram)))
+               change=Swizzle(TILE))

@@ -2,20 +2,20 @@
 
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, rule
+from analyzers.whatif.coarsen import Coarsen
 
 
 @rule(id="INTEL-SUB32-ACCESS", title="8- or 16-bit global accesses", vendors=("intel",),
-      inputs=("sites.access_size", "ops.issues"), citation=C("intel", "Granularity"),
+      inputs=("sites.access_size", "ops.issues"), citation=C("intel", "Granularity"), what_if="coarsen",
+      covered_by=("GEN-ITEM-COARSEN",),
       fix="""Move narrow data in 32-bit (or wider) aligned units, e.g. char4 or uint instead of char,
       and unpack in registers.""")
 def check(f, t):
     df = f.hot(f.space("global")[lambda d: d["access_size"] < 4])
     if not len(df):
         return None
-    o = f.compiled_ops
-    iss = float(o.loc[o["site"].isin(df["site"]) & o["opclass"].isin(["load", "store"]), "issues"].sum()) \
-        if len(o) else 0.0
-    size = float(df["access_size"].mean())
+    size = float(df["access_size"].min())
     ev = {"sites": f.rows(df.head(5), ["site", "accesses", "access_size"])}
-    return Hit(ev, sites=list(df["site"]), gain_s=f.gain_alu(f.alu_seconds(
-        iss * (1 - size / 4) * f.cycles("load"))))
+    # priced by replay: neighbouring items' narrow elements moved as one 32-bit unit by one item
+    # (a candidate: fewer items also means fewer waves, so only the replay can say it pays)
+    return Hit(ev, sites=list(df["site"]), change=Coarsen(max(2, int(4 // max(size, 1.0)))))

@@ -4,6 +4,7 @@ from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
 from analyzers.scatter import first_unit_bytes, saved_fraction, scattered
 from analyzers.whatif.changes import Coalesce
+from analyzers.whatif.regroup import SortWork
 
 COALESCE = {"powervr": C("pvr", "Access Memory in Row-Major Order"),
             "adreno": C("adreno", "7.2.1 Coalesced memory load/store"),
@@ -37,8 +38,45 @@ def uncoalesced(f, op: str, ratio: float):
           "transaction_bytes": int(f.target.transaction_bytes),
           "cache_unit_bytes": first_unit_bytes(f.target)}
     buffer = int(df["buffer"].iloc[0])
+    site = int(df["site"].iloc[0])
+    if is_gather(f, site):
+        # no layout puts a data-dependent gather in wave order: the change a programmer can make is
+        # to sort the work (or renumber the data) by what it gathers
+        ev["gather"] = True
+        return Hit(ev, sites=list(df["site"]), change=SortWork(site))
     change = Coalesce(buffer) if buffer >= 0 else None
     return Hit(ev, sites=list(df["site"]), gain_s=f.gain_memory(saved), change=change)
+
+
+def is_gather(f, site: int) -> bool:
+    """Whether the address of ``site`` depends on a value the kernel loaded (an index array, a
+    pointer chase): its address arithmetic (the sites the recorder marks ``address``, walked back
+    through the data-flow graph where the trace has it) reaches arithmetic on a loaded value
+    (``indirect``); without the graph, ``indirect`` address arithmetic on the site's source line.
+    A stored value's own arithmetic has no address role, so a store is not a scatter because it
+    stores what it loaded."""
+    o = f.ops
+    if not len(o) or "role" not in o:
+        return False
+    roles = dict(zip(o["site"].astype(int), o["role"], strict=True))
+    g = getattr(f.result, "dataflow", None)
+    if g is not None:
+        seen, todo = set(), list(g.operands.get(site, ()))
+        while todo:
+            s = todo.pop()
+            if s in seen:
+                continue
+            seen.add(s)
+            if roles.get(s) == "indirect":
+                return True
+            if roles.get(s) == "address":
+                todo.extend(g.operands.get(s, ()))
+        return False
+    line = f.sites_lines.get(site)
+    if line is None or line[1] <= 0:
+        return False
+    same = [s for s, ln in f.sites_lines.items() if ln == line]
+    return bool((o.loc[o["site"].isin(same), "role"] == "indirect").any())
 
 
 @rule(id="GEN-UNCOALESCED-LOAD", what_if="coalesce", title="Uncoalesced global loads",
