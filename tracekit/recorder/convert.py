@@ -193,7 +193,7 @@ class Converter:
                 "role": array([r or None for r in sites.get("role", [None] * n)], pa.string()),
                 "compiled": array(sites.get("compiled", [None] * n), pa.int32()),
                 "lanes": from_numpy(lanes.astype(np.int32)),
-                "operands": pa.array(sites.get("operands", [None] * n), pa.list_(pa.int32())),
+                "operands": array(sites.get("operands", [None] * n), pa.list_(pa.int32())),
             }))
         return candidate
 
