@@ -135,7 +135,8 @@ def interpolation(kernel: str) -> Path:
     return recorded(f"tests/data/images/{source}", kernel, "64,64", "16,8", args)
 
 
-def gather_index() -> Path:
-    """tests/data/kernels/gather_index.cl: 4096 items each reading a random element of 64 Ki floats."""
+def gather_index(span: int = 65536) -> Path:
+    """tests/data/kernels/gather_index.cl: 4096 items each reading a random element among the first
+    ``span`` of 64 Ki floats (a small span: the same elements gathered again and again)."""
     return recorded("tests/data/kernels/gather_index.cl", "gather_index", "4096", "64",
-                    ("int[4096]=rand:7:0:65536", "float[65536]=rand", "float[4096]"))
+                    (f"int[4096]=rand:7:0:{span}", "float[65536]=rand", "float[4096]"))

@@ -1,4 +1,4 @@
-"""Gathers get changes a programmer can make: the work sorted by what it gathers, not a layout.
+"""Gathers get changes a programmer can make: the work sorted by what it gathers, or the texture path.
 
 ``gather_index`` (tests/data/kernels) reads ``src[idx[i]]`` with random indices: no
 layout of ``src`` can put those reads in wave order, so GEN-UNCOALESCED-LOAD prices
@@ -58,3 +58,18 @@ def test_the_gather_is_priced_by_sorting_the_work_and_a_strided_copy_by_its_layo
             # sorted, lanes 64 bytes apart: PowerVR's wider lines are shared by two lanes, Adreno's are not;
             # laying the buffer out in wave order (which no programmer can do) claimed 75-85 %
             assert 0.1 < gains["powervr-g6400"] < 0.5 and gains["adreno-640"] < 0.05
+
+
+def test_the_texture_path_is_advised_for_a_gather_only_where_neighbours_share_elements():
+    """GEN-GATHER-IMAGE is a candidate the replay must confirm: 4096 items gathering among 256
+    elements hit the texture caches again and again (PowerVR's TPU cache keeps them), among 64 Ki
+    they share nothing and the item is dropped."""
+    def gather_items(path):
+        a = analyze(open_trace(path), ["powervr-g6400"])
+        return [f for f in price_by_replay(run_rules(a.results), a.results, a.trace)
+                if f.rule_id == "GEN-GATHER-IMAGE"]
+
+    (hot,) = gather_items(rk.gather_index(256))
+    assert hot.gain_method == "replay" and hot.what_if["change"] == "gather-image=1"
+    assert hot.estimated_gain_fraction > 0.2
+    assert gather_items(rk.gather_index(65536)) == []

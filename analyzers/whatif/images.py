@@ -1,6 +1,6 @@
 """What-if changes about images: a buffer read as an image, filtered by the sampler, borders, half texels.
 
-The guides' image advice changes four things a replay can apply literally:
+The guides' image advice changes five things a replay can apply literally:
 
 - :class:`AsImage` (``as-image=BUFFER[:SITE,...]``): the loads of a read-only buffer
   argument become reads of a 2-D image of the same texels.  The row pitch is found
@@ -14,6 +14,8 @@ The guides' image advice changes four things a replay can apply literally:
   reads the same texels once per pixel and the listed sites (weights, weighted sum,
   the gathers' addresses: :func:`analyzers.dataflow.interpolation`) go, with the
   look-ups of a weight table.
+- :class:`GatherImage` (``gather-image=BUFFER``): a gathered buffer read through the
+  texture caches as a 1-D image over the same memory (one row, texels in address order).
 - :class:`SamplerBorders` (``sampler-borders=SITE,...``): the listed sites clamp
   coordinates at the image's borders by hand; a sampler with a clamping address
   mode (or an input padded by the stencil's reach) makes them unnecessary, so
@@ -211,6 +213,38 @@ class FilteredImage(AsImage):
 
 
 @dataclass(frozen=True)
+class GatherImage(AsImage):
+    """The gathers from buffer argument ``buffer`` read through the texture path as a 1-D image
+    (``image1d_buffer_t`` over the same memory): whatever neighbouring items share, the texture
+    caches keep.  A candidate only: a gather without reuse gains nothing and the replay says so."""
+
+    name = "gather-image"
+    speculative = True
+    refers_to = {"buffer": "buffer"}
+
+    @property
+    def spec(self) -> str:
+        return f"gather-image={self.buffer}"
+
+    def describe(self) -> str:
+        return (f"read the gathers from buffer argument {self.buffer} through the texture caches, as an "
+                "image1d_buffer_t view of the same memory")
+
+    def _pitch(self, acc: pd.DataFrame, row: dict, meta: dict):
+        """One row as long as the buffer: a 1-D image's texels lie in address order."""
+        from analyzers.texture_whatif import BufferRows
+
+        mine = acc[(acc["buffer"].to_numpy(np.int64, na_value=-1) == self.buffer)]
+        addr = mine["address"].to_numpy().astype(np.uint64).astype(np.int64) & np.int64((1 << 63) - 1)
+        size = mine["size"].to_numpy().astype(np.int64)
+        layout = {int(b["arg"]): b for b in (meta.get("layout") or {}).get("global_buffers", [])
+                  if "arg" in b}
+        base = int(layout.get(self.buffer, {}).get("base", addr.min()))
+        length = int(layout.get(self.buffer, {}).get("size") or (addr.max() + size.max() - base))
+        return BufferRows(self.buffer, base, max(length, 1), 1.0)
+
+
+@dataclass(frozen=True)
 class SamplerBorders(Change):
     """The instructions of ``sites`` (coordinate clamps at the borders) no longer executed."""
 
@@ -253,7 +287,7 @@ class HalfTexels(Change):
         return launch.with_(instructions=ins.assign(opclass=ins["opclass"].astype(str).replace(names)))
 
 
-IMAGE_CHANGES = {c.name: c for c in (AsImage, FilteredImage, SamplerBorders, HalfTexels)}
+IMAGE_CHANGES = {c.name: c for c in (AsImage, FilteredImage, GatherImage, SamplerBorders, HalfTexels)}
 
 
 def parse_image_change(name: str, arg: str, text: str) -> Change:
@@ -274,6 +308,11 @@ def parse_image_change(name: str, arg: str, text: str) -> Change:
         if len(b) != 1:
             raise TracekitError(f"what-if '{text}': expected as-image=BUFFER[:SITE,...]")
         return AsImage(b[0], tuple(ints(sites)))
+    if name == "gather-image":
+        b = ints(arg)
+        if len(b) != 1:
+            raise TracekitError(f"what-if '{text}': expected gather-image=BUFFER")
+        return GatherImage(b[0])
     if name == "filter-image":
         buffer, _, rest = arg.partition(":")
         sites, _, tables = rest.partition(":")

@@ -1,5 +1,6 @@
 """GEN-UNCOALESCED-LOAD: a wave's loads take more transactions than their bytes need."""
 
+from analyzers.rules.gather_facts import is_gather
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
 from analyzers.scatter import first_unit_bytes, saved_fraction, scattered
@@ -48,37 +49,6 @@ def uncoalesced(f, op: str, ratio: float):
     return Hit(ev, sites=list(df["site"]), gain_s=f.gain_memory(saved), change=change)
 
 
-def is_gather(f, site: int) -> bool:
-    """Whether the address of ``site`` depends on a value the kernel loaded (an index array, a
-    pointer chase): its address arithmetic (the sites the recorder marks ``address``, walked back
-    through the data-flow graph where the trace has it) reaches arithmetic on a loaded value
-    (``indirect``); without the graph, ``indirect`` address arithmetic on the site's source line.
-    A stored value's own arithmetic has no address role, so a store is not a scatter because it
-    stores what it loaded."""
-    o = f.ops
-    if not len(o) or "role" not in o:
-        return False
-    roles = dict(zip(o["site"].astype(int), o["role"], strict=True))
-    g = getattr(f.result, "dataflow", None)
-    if g is not None:
-        seen, todo = set(), list(g.operands.get(site, ()))
-        while todo:
-            s = todo.pop()
-            if s in seen:
-                continue
-            seen.add(s)
-            if roles.get(s) == "indirect":
-                return True
-            if roles.get(s) == "address":
-                todo.extend(g.operands.get(s, ()))
-        return False
-    line = f.sites_lines.get(site)
-    if line is None or line[1] <= 0:
-        return False
-    same = [s for s, ln in f.sites_lines.items() if ln == line]
-    return bool((o.loc[o["site"].isin(same), "role"] == "indirect").any())
-
-
 @rule(id="GEN-UNCOALESCED-LOAD", what_if="coalesce", title="Uncoalesced global loads",
       inputs=("sites.transactions", "sites.ideal_transactions", "sites.misaligned_requests",
               "sites.cache_units", "sites.ideal_cache_units", "sites.bytes_requested", "sites.bytes_moved"),
@@ -86,6 +56,7 @@ def is_gather(f, site: int) -> bool:
       fix="""Index so that neighbouring items of dimension 0 read neighbouring addresses (swap the
       roles of row and column, or store the data as separate arrays per field); where they already do
       but a 2-D work-group's rows are too short to fill a cache line, widen its first dimension. Then
-      each wave's loads fall into as few transactions and lines as its bytes allow.""")
+      each wave's loads fall into as few transactions and lines as its bytes allow.  A gather through
+      an index array has no such layout: sort the work (or renumber the data) by the index instead.""")
 def check(f, t):
     return uncoalesced(f, "load", t.ratio)
