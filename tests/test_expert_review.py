@@ -64,6 +64,8 @@ class Expect:
     rule: str
     why: str
     disagreement: str | None = None    # the model disagrees: why (the case is xfail, strict)
+    #: other rules whose advice is also the expert's change (another standard fix of the same problem)
+    also: tuple[str, ...] = ()
 
 
 E = Expect
@@ -90,7 +92,9 @@ EXPECTATIONS = [
     E("spmv_csr_scalar_kernel", 17, NV, "fires", "GEN-DATASET-SMALL",
       "16384 items in 128-item blocks are 128 blocks for 132 SMs: the grid cannot fill an H200"),
     E("spmv_csr_vector_kernel", 18, TARGETS, "top", "GEN-UNCOALESCED-LOAD",
-      "the row's values are read contiguously but the vector is gathered through column indices"),
+      "the row's values are read contiguously but the vector is gathered through column indices; "
+      "sorting that gather or reading the vector through the texture caches are the two fixes",
+      also=("GEN-GATHER-IMAGE",)),
     E("convolution2D_kernel", 9, TARGETS, "fires", "GEN-IMAGE-2D",
       "3x3 neighbourhood: every input is read by nine items, the case for a 2-D cached path",
       disagreement=("the buffer-as-image replay finds the image slower on Adreno: the texture L1 moves 166 "
@@ -167,7 +171,8 @@ def test_expert_expectation(findings, e: Expect, target: str):
     rows = _checklist(findings, e, target)
     # for "fires" and "top", a rule that gives the same advice with better evidence (the
     # expected rule's ``covered_by``) stands in for it: the checklist lists each fix once
-    same_fix = {e.rule} | (set(registry()[e.rule].covered_by) if e.kind in ("fires", "top") else set())
+    same_fix = {e.rule} | (set(registry()[e.rule].covered_by) | set(e.also) if e.kind in ("fires", "top")
+                           else set())
     mine = [f for f in rows if f.rule_id in same_fix]
     shown = [(f.rule_id, f.kind, _gain(f)) for f in rows]
     if e.kind == "absent":
@@ -179,5 +184,5 @@ def test_expert_expectation(findings, e: Expect, target: str):
     else:
         assert mine, f"{e.rule} missing ({e.why}); checklist: {shown}"
         others = [_gain(f) for f in rows if f.rule_id not in same_fix]
-        assert max(others, default=0.0) <= _gain(mine[0]) + TIE, \
+        assert max(others, default=0.0) <= max(_gain(f) for f in mine) + TIE, \
             f"{e.rule} is not the top finding ({e.why}); checklist: {shown}"
