@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from analyzers.texture_whatif import SAMPLE_ROWS, row_pitches
-from analyzers.whatif.changes import Change, Launch
+from analyzers.whatif.changes import Change, Launch, drop_rows
 from tracekit.errors import TracekitError
 
 #: Channel order and type of an image whose texel is one access of this many bytes (a float
@@ -185,10 +185,8 @@ class FilteredImage(AsImage):
     def apply(self, launch: Launch, target) -> Launch:
         acc = launch.accesses
         if self.tables and not acc.empty:
-            from analyzers.whatif.changes import drop_rows
-
+            # the look-ups go with their load counts (drop_rows cuts each site's counts to match)
             launch = drop_rows(launch, acc["site"].isin(list(self.tables)).to_numpy())
-            launch = drop_sites(launch, self.tables)
             acc = launch.accesses
         mine = (acc["buffer"].to_numpy(np.int64, na_value=-1) == self.buffer) & (
             acc["op"].astype(str) == "load").to_numpy()
