@@ -147,6 +147,9 @@ def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, n
         if name in batch.schema.names:
             col = batch.column(name)
             out[name] = (col.fill_null(-1) if col.null_count else col).to_numpy(zero_copy_only=False)
+    if "issue" in batch.schema.names:  # the loop iterations that pair lanes into requests
+        col = batch.column("issue")
+        out["issue"] = (pc.fill_null(col, 0) if col.null_count else col).to_numpy(zero_copy_only=False)
     # the raw bits: the kernels clear bit 63 themselves, which spares a copy of the column
     out["address"] = batch.column("address").to_numpy(zero_copy_only=False).view(np.int64)
     buf = batch.column("buffer")
@@ -442,7 +445,7 @@ class _LaunchReplay:
         site = c["site"]
         order, req_ptr, req_wave, req_rank, wave_vg, wave_local = form_requests(
             vgroup, lane, site, t.simd.width, int(site.max()),
-            None if huge else self._buffer("order", n))
+            None if huge else self._buffer("order", n), _tags(c))
         del vgroup
         if huge or len(req_wave) > self.window_rows:
             if self.patterns is not None:
@@ -735,12 +738,19 @@ def local_data_cycles(cycles: np.ndarray, order: np.ndarray, req_ptr: np.ndarray
     return np.where(is_local, np.maximum(cycles, floor), cycles).astype(cycles.dtype)
 
 
+def _tags(c: dict) -> np.ndarray | None:
+    """The chunk's issue tags, or None where it has none (all zero: the same requests as none)."""
+    tags = c.get("issue")
+    return tags if tags is not None and tags.any() else None
+
+
 def replay_columns(trace: Trace, target: Target) -> list[str]:
-    """The accesses columns the replay reads: with a texture path, also the texel coordinates
-    where the trace has them."""
+    """The accesses columns the replay reads: the issue tags where the trace has them and, with
+    a texture path, the texel coordinates where the trace has them."""
+    base = _COLUMNS + (["issue"] if "issue" in trace.access_columns else [])
     if target.texture is None or not target.caches:
-        return _COLUMNS
-    return _COLUMNS + [c for c in TEXTURE_COLUMNS if c not in _COLUMNS and c in trace.access_columns]
+        return base
+    return base + [c for c in TEXTURE_COLUMNS if c not in base and c in trace.access_columns]
 
 
 def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = None,

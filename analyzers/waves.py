@@ -3,8 +3,12 @@
 A work-group's items run in waves of the target's SIMD width, taken in linear
 local-id order (item 0..W-1 form wave 0, and so on).  One memory instruction of
 one wave is one *request*: the accesses of the wave's lanes for the same site
-and the same *occurrence* (how many times that lane had already executed the
-site), so a loop body executed three times gives three requests per wave.
+and the same loop iterations.  A recorded trace tags every access with the trip
+counts of the loops around its site (``issue``, tracekit/recorder/issue.h), so
+lanes that skip iterations (``if (lid < i)`` inside ``for i``) still meet in the
+request of the iteration they ran; without tags a request takes each lane's
+*occurrence* k (the k-th time that lane executed the site).  A loop body executed
+three times gives three requests per wave.
 
 Small work-groups may share a wave (PowerVR packs work-groups of up to
 ``SimdSpec.pack_small_groups_up_to`` items into one task): consecutive
@@ -81,6 +85,13 @@ def occurrence(df: pd.DataFrame) -> pd.Series:
     return df.groupby(["launch", "group", "item", "site"], sort=False, observed=True).cumcount()
 
 
+def issue_tags(df: pd.DataFrame) -> np.ndarray:
+    """The accesses' issue tags (int64, null as 0), or zeros where the trace has none."""
+    if "issue" not in df.columns:
+        return np.zeros(len(df), np.int64)
+    return df["issue"].fillna(0).to_numpy(np.int64)
+
+
 def requests_frame(df: pd.DataFrame, simd: SimdSpec, group_size: int) -> pd.DataFrame:
     """Per access: ``wave``, ``lane``, ``occurrence`` and ``request`` (numbered per launch order).
 
@@ -96,29 +107,81 @@ def requests_frame(df: pd.DataFrame, simd: SimdSpec, group_size: int) -> pd.Data
     out["vgroup"] = vgroup
     out["lane"] = lane
     out["wave"] = lane // simd.width
-    out["occurrence"] = occurrence(df).to_numpy()
+    # the k-th access of a site under one issue tag (with no tags: of the site)
+    issue = issue_tags(df)
+    out["occurrence"] = (df.assign(_issue=issue)
+                         .groupby(["launch", "group", "item", "site", "_issue"], sort=False, observed=True)
+                         .cumcount().to_numpy())
     out["position"] = df.groupby(["launch", "group", "item"], sort=False).cumcount().to_numpy()
-    key = [df["launch"].to_numpy(), out["vgroup"], out["wave"], df["site"].to_numpy(), out["occurrence"]]
-    tmp = pd.DataFrame({"launch": key[0], "vgroup": key[1], "wave": key[2], "site": key[3],
-                        "occurrence": key[4], "position": out["position"]})
-    ident = ["launch", "vgroup", "wave", "site", "occurrence"]
+    tmp = pd.DataFrame({"launch": df["launch"].to_numpy(), "vgroup": out["vgroup"], "wave": out["wave"],
+                        "site": df["site"].to_numpy(), "issue": issue, "occurrence": out["occurrence"],
+                        "position": out["position"]})
+    ident = ["launch", "vgroup", "wave", "site", "issue", "occurrence"]
     grouped = tmp.groupby(ident, sort=False)["position"]
     tmp["first"] = grouped.transform("min").to_numpy()
     tmp["last"] = grouped.transform("max").to_numpy()
     reqs = tmp.drop_duplicates(ident)
     launch_order = pd.unique(df["launch"])
     reqs = reqs.assign(lo=pd.Categorical(reqs["launch"], categories=launch_order).codes)
-    reqs = reqs.sort_values(["lo", "vgroup", "wave", "last", "first", "site", "occurrence"],
+    reqs = reqs.sort_values(["lo", "vgroup", "wave", "last", "first", "site", "issue", "occurrence"],
                             kind="stable")
     reqs = reqs.assign(request=np.arange(len(reqs)))
-    merged = tmp.merge(reqs[["launch", "vgroup", "wave", "site", "occurrence", "request"]],
-                       on=["launch", "vgroup", "wave", "site", "occurrence"], how="left")
+    merged = tmp.merge(reqs[[*ident, "request"]], on=ident, how="left")
     out["request"] = merged["request"].to_numpy()
     return out.drop(columns=["position"])
 
 
 @njit(cache=True)
-def form_requests(vgroup, lane, site, width, max_site, order_out=None):
+def _issue_keys(site, issue, lane_of, i, m):
+    """Request keys of the ``m`` rows from ``i`` of one wave, when accesses carry issue tags.
+
+    Rows of one request share the site and the tag (the loop iterations, the same in
+    every lane that ran them); a lane that ran the site twice under one tag (a loop
+    the tag does not see, such as one around a call) has its k-th such access in the
+    k-th request.  Returns the rows (0-based, from ``i``) in key order, lanes ascending
+    inside a key, and the key of each row in that order.
+    """
+    # dense rank of the tags in this wave
+    tag = issue[i:i + m]
+    rank = np.zeros(m, np.int64)
+    lo_t = tag.min()
+    if tag.max() != lo_t:
+        ts = np.argsort(tag, kind="mergesort")
+        r = 0
+        for q in range(m):
+            if q and tag[ts[q]] != tag[ts[q - 1]]:
+                r += 1
+            rank[ts[q]] = r
+    key1 = np.empty(m, np.int64)
+    for r in range(m):
+        key1[r] = (np.int64(site[i + r]) << 32) | rank[r]
+    srt = np.argsort(key1, kind="mergesort")  # stable: lanes ascending, a lane's rows in order
+    # k-th row of one lane under one key
+    occ = np.zeros(m, np.int64)
+    repeated = False
+    for q in range(1, m):
+        a, b = srt[q], srt[q - 1]
+        if key1[a] == key1[b] and lane_of[a] == lane_of[b]:
+            occ[a] = occ[b] + 1
+            repeated = True
+    if repeated:
+        # (key, k) order: the rank of the key's run, then k; stable, so lanes stay ascending
+        run = np.empty(m, np.int64)
+        nrun = 0
+        for q in range(m):
+            if q and key1[srt[q]] != key1[srt[q - 1]]:
+                nrun += 1
+            run[q] = (np.int64(nrun) << 32) | occ[srt[q]]
+        again = np.argsort(run, kind="mergesort")
+        srt = srt[again]
+        keys = run[again]
+    else:
+        keys = key1[srt]
+    return srt, keys
+
+
+@njit(cache=True)
+def form_requests(vgroup, lane, site, width, max_site, order_out=None, issue=None):
     """Group accesses of one chunk (canonical order) into requests.
 
     Returns ``order`` (row indices grouped by request, lanes ascending inside one),
@@ -130,6 +193,10 @@ def form_requests(vgroup, lane, site, width, max_site, order_out=None):
     ``order`` is written to ``order_out`` when given and large enough: a buffer
     reused from chunk to chunk costs no fresh pages.  The per-request arrays are
     sized for the worst case but only their used head is ever touched.
+
+    ``issue`` (the accesses' issue tags, int64) pairs lanes by the loop iterations
+    they ran (:func:`_issue_keys`); without it a lane's k-th access of a site goes
+    to the wave's k-th request of that site.
     """
     n = site.shape[0]
     order = order_out[:n] if order_out is not None and order_out.shape[0] >= n else np.empty(n, np.int64)
@@ -179,6 +246,9 @@ def form_requests(vgroup, lane, site, width, max_site, order_out=None):
             differ = 0
             for r in range(i + length, j):
                 differ |= site[r] != site[r - length]
+            if issue is not None:
+                for r in range(i + length, j):
+                    differ |= issue[r] != issue[r - length]
             uniform = differ == 0
         if uniform:
             for p in range(length):
@@ -191,19 +261,28 @@ def form_requests(vgroup, lane, site, width, max_site, order_out=None):
                 req_ptr[nreq] = pos
         else:
             m = j - i
-            occ = np.empty(m, np.int64)
             lpos = np.empty(m, np.int64)
-            for k in range(nl):
-                for r in range(lane_start[k], lane_start[k + 1]):
-                    occ[r - i] = counter[site[r]]
-                    counter[site[r]] += 1
-                    lpos[r - i] = r - lane_start[k]
-                for r in range(lane_start[k], lane_start[k + 1]):
-                    counter[site[r]] = 0
-            keys = np.empty(m, np.int64)
-            for r in range(m):
-                keys[r] = (np.int64(site[i + r]) << 32) | occ[r]
-            srt = np.argsort(keys, kind="mergesort")  # stable: lanes stay ascending
+            if issue is None:
+                occ = np.empty(m, np.int64)
+                for k in range(nl):
+                    for r in range(lane_start[k], lane_start[k + 1]):
+                        occ[r - i] = counter[site[r]]
+                        counter[site[r]] += 1
+                        lpos[r - i] = r - lane_start[k]
+                    for r in range(lane_start[k], lane_start[k + 1]):
+                        counter[site[r]] = 0
+                keys = np.empty(m, np.int64)
+                for r in range(m):
+                    keys[r] = (np.int64(site[i + r]) << 32) | occ[r]
+                srt = np.argsort(keys, kind="mergesort")  # stable: lanes stay ascending
+                skeys = keys[srt]
+            else:
+                lane_of = np.empty(m, np.int64)
+                for k in range(nl):
+                    for r in range(lane_start[k], lane_start[k + 1]):
+                        lpos[r - i] = r - lane_start[k]
+                        lane_of[r - i] = k
+                srt, skeys = _issue_keys(site, issue, lane_of, i, m)
             # runs of equal keys are requests; order them by the latest, then the earliest
             # position any lane reached them at, then by key
             starts = np.empty(m + 1, np.int64)
@@ -212,7 +291,7 @@ def form_requests(vgroup, lane, site, width, max_site, order_out=None):
             nr = 0
             for r in range(m):
                 p = lpos[srt[r]]
-                if r == 0 or keys[srt[r]] != keys[srt[r - 1]]:
+                if r == 0 or skeys[r] != skeys[r - 1]:
                     starts[nr] = r
                     firsts[nr] = p
                     lasts[nr] = p

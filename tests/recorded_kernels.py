@@ -140,3 +140,20 @@ def gather_index(span: int = 65536) -> Path:
     ``span`` of 64 Ki floats (a small span: the same elements gathered again and again)."""
     return recorded("tests/data/kernels/gather_index.cl", "gather_index", "4096", "64",
                     (f"int[4096]=rand:7:0:{span}", "float[65536]=rand", "float[4096]"))
+
+
+def triangular_local() -> Path:
+    """tests/data/kernels/triangular_local.cl: two loops over a local tile whose lanes join late
+    (``i < lid``) or leave early (``i > lid``): 4 work-groups of 16 items."""
+    return recorded("tests/data/kernels/triangular_local.cl", "triangular_local", "64", "16",
+                    ("float[1024]=rand", "float[64]"))
+
+
+def rodinia_nw() -> Path:
+    """Rodinia's Needleman-Wunsch block kernel (tests/data/isa_corpus/rodinia/nw_nw.cl, Rodinia 3.1,
+    licence beside it) on a 65 x 65 score matrix: the fourth anti-diagonal of 16 x 16 blocks
+    (4 work-groups of 16 items)."""
+    return recorded("tests/data/isa_corpus/rodinia/nw_nw.cl", "nw_kernel1", "64", "16",
+                    ("int[4225]=rand:5:0:10", "int[4225]=rand:6:0:10", "int[4225]", "local:int[289]",
+                     "local:int[256]", "int:65", "int:10", "int:4", "int:4", "int:64", "int:0", "int:0"),
+                    ("BLOCK_SIZE=16",))

@@ -24,7 +24,9 @@ def compiled_partition(df, simd, group_size):
     pack = pack_factor(simd, group_size)
     vg, lane = virtual_groups(rank, df["item"].to_numpy(), group_size, pack)
     site = df["site"].to_numpy().astype(np.int64)
-    order, ptr, rwave, rrank, wvg, wloc = form_requests(vg, lane, site, simd.width, int(site.max()))
+    issue = df["issue"].to_numpy(np.int64) if "issue" in df.columns else None
+    order, ptr, rwave, rrank, wvg, wloc = form_requests(vg, lane, site, simd.width, int(site.max()),
+                                                        None, issue)
     return [tuple(sorted(order[ptr[r]:ptr[r + 1]])) for r in range(len(ptr) - 1)], (rwave, rrank, wvg, wloc)
 
 
@@ -104,6 +106,76 @@ def test_compiled_requests_match_reference(data):
     if not rows:
         return
     df = frame(rows)
+    simd = SimdSpec(width)
+    got, _ = compiled_partition(df, simd, items)
+    assert sorted(got) == sorted(reference_partition(df, simd, items))
+
+
+def triangular(loop_site, lanes=8, trips=8):
+    """``for i < trips: if (i > lid) read``: lane ``lid`` reads at iterations lid+1 .. trips-1,
+    tagged with its iteration (what the recorder writes for a site inside one loop)."""
+    rows = [(0, lid, loop_site, i) for lid in range(lanes) for i in range(trips) if i > lid]
+    df = pd.DataFrame(rows, columns=["group", "item", "site", "issue"])
+    df.insert(0, "launch", 0)
+    df["seq"] = df.groupby(["group", "item"]).cumcount()
+    return df
+
+
+def test_lanes_that_skip_iterations_meet_in_their_iteration():
+    """Lanes entering the work at different iterations: one request per iteration, holding
+    exactly the lanes that ran it (pairing by count would put lane 0's first read, made at
+    iteration 1, beside lane 5's first, made at iteration 6)."""
+    df = triangular(7)
+    simd = SimdSpec(8)
+    parts, _ = compiled_partition(df, simd, 8)
+    by_iteration = [tuple(np.flatnonzero(df["issue"].to_numpy() == i)) for i in range(1, 8)]
+    assert sorted(parts) == sorted(by_iteration)
+    assert sorted(reference_partition(df, simd, 8)) == sorted(by_iteration)
+    # without the tags the old pairing comes back: request k takes every lane's k-th read
+    untagged, _ = compiled_partition(df.drop(columns="issue"), simd, 8)
+    assert sorted(len(p) for p in untagged) == [1, 2, 3, 4, 5, 6, 7]
+    assert sorted(untagged) != sorted(by_iteration)
+
+
+def test_uniform_site_sequences_still_split_by_iteration():
+    """Every lane reads the site equally often but at different iterations (even lanes on even
+    iterations, odd lanes on odd ones): same site sequence, two requests per pair of iterations."""
+    rows = [(0, lid, 3, i) for lid in range(8) for i in range(8) if (i + lid) % 2 == 0]
+    df = pd.DataFrame(rows, columns=["group", "item", "site", "issue"])
+    df.insert(0, "launch", 0)
+    df["seq"] = df.groupby(["group", "item"]).cumcount()
+    parts, _ = compiled_partition(df, SimdSpec(8), 8)
+    assert len(parts) == 8 and all(len(p) == 4 for p in parts)
+    assert sorted(parts) == sorted(reference_partition(df, SimdSpec(8), 8))
+
+
+def test_an_access_repeated_under_one_tag_keeps_its_order():
+    """A site run twice under one tag (a loop the tags do not see): the k-th such access of each
+    lane goes to the k-th request, as without tags."""
+    rows = [(0, lid, 2, 0) for lid in range(4) for _ in range(3)]
+    df = pd.DataFrame(rows, columns=["group", "item", "site", "issue"])
+    df.insert(0, "launch", 0)
+    df["seq"] = df.groupby(["group", "item"]).cumcount()
+    parts, (_, rrank, _, _) = compiled_partition(df, SimdSpec(4), 4)
+    assert parts == [(0, 3, 6, 9), (1, 4, 7, 10), (2, 5, 8, 11)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_compiled_requests_with_tags_match_reference(data):
+    groups = data.draw(st.integers(1, 3))
+    items = data.draw(st.integers(1, 20))
+    width = data.draw(st.sampled_from([4, 8, 16]))
+    rows = []
+    for g in range(groups):
+        for i in range(items):
+            for s, tag in data.draw(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=6)):
+                rows.append((g, i, s, tag))
+    if not rows:
+        return
+    df = pd.DataFrame(rows, columns=["group", "item", "site", "issue"])
+    df.insert(0, "launch", 0)
+    df["seq"] = df.groupby(["group", "item"]).cumcount()
     simd = SimdSpec(width)
     got, _ = compiled_partition(df, simd, items)
     assert sorted(got) == sorted(reference_partition(df, simd, items))

@@ -283,6 +283,7 @@ class Converter:
             address=from_numpy(address),
             size=from_numpy(size),
             buffer=_nullable_int32(arg) if n and arg.min() < 0 else from_numpy(arg),
+            issue=from_numpy(b.issue.view(np.int64)),
         )
         if image_cols is not None:
             cols.update(image_cols)

@@ -48,6 +48,7 @@
 #include "compiled.h"
 #include "footprint.h"
 #include "image.h"
+#include "issue.h"
 #include "opclass.h"
 #include "roles.h"
 #include "sampler.h"
@@ -131,7 +132,7 @@ template <typename T> struct Column
 // Columns of one or more consecutive recorded work-groups (see stream.h).
 struct GroupColumns
 {
-  Column<uint64_t> groups, naccs, ninss, off, cnt;
+  Column<uint64_t> groups, naccs, ninss, off, cnt, issue;
   Column<uint32_t> aitem, aseq, site, buf, iitem, isite, iruns;
   Column<uint16_t> size;
   Column<uint8_t> kind;
@@ -151,7 +152,7 @@ struct GroupColumns
     f(a.isite, b.isite);
     f(a.iruns, b.iruns);
   }
-  // The same for the seven per-access columns only.
+  // The same for the eight per-access columns only.
   template <typename A, typename B, typename F> static void zipAccesses(A& a, B& b, F&& f)
   {
     f(a.off, b.off);
@@ -161,6 +162,7 @@ struct GroupColumns
     f(a.buf, b.buf);
     f(a.size, b.size);
     f(a.kind, b.kind);
+    f(a.issue, b.issue);
   }
   void append(const GroupColumns& g)
   {
@@ -198,6 +200,7 @@ struct ItemState
   uint32_t nacc = 0;              // accesses so far (the next one's seq)
   std::vector<uint32_t> counts;   // executions per site (dense)
   std::vector<uint32_t> touched;  // sites with a non-zero count
+  std::vector<uint32_t> trips;    // per loop: iterations since the item last entered it (issue.h)
 };
 
 // Local or private memory of one work-group / work-item, flattened: each buffer
@@ -393,6 +396,7 @@ private:
   bool m_footprintOn = false;
   std::unordered_map<uint64_t, uint64_t> m_bufferBytes;  // live global buffers
   SiteMap m_sites;
+  LoopTable m_loops;  // issue.h: the loops around each site, and which sites start a header
   std::vector<uint8_t> m_siteSpace;  // address space, or SITE_IMAGE_READ/WRITE (image.h)
   std::vector<ImageArg> m_images;     // the launch's image arguments
   std::vector<uint8_t> m_siteCounted;
@@ -449,6 +453,14 @@ private:
       return;
     t->lastSite = s;
     ItemState* st = itemOf(t, wi);
+    // a loop header's first instruction (never on the fast path, see startThreadLaunch):
+    // entered along a back edge the loop's trip count grows, from outside it restarts
+    if (uint32_t h = m_loops.head[s])
+    {
+      const llvm::BasicBlock* from = wi->getPreviousBlock();
+      uint32_t& trip = st->trips[h - 1];
+      trip = from && m_loops.loops[h - 1]->contains(from) ? trip + 1 : 0;
+    }
     // Outside small kernels, a site of no instruction class keeps a non-zero count
     // that is never reset nor written: it stays off the touched list and this path.
     if (st->counts[s]++ == 0 && t->counted[s] && !t->scanSites)
@@ -468,6 +480,22 @@ private:
   }
 
   void access(const Memory* m, const WorkItem* wi, size_t addr, size_t size, uint8_t op);
+  // The issue tag (issue.h) of an access at ``site``.  Oclgrind reports an instruction's
+  // memory accesses before the instruction itself, so an access by a header's first
+  // instruction sees the trip count that count() is about to store.
+  uint64_t issueOf(ItemState* st, const WorkItem* wi, uint32_t site) const
+  {
+    uint32_t h = m_loops.head[site];
+    if (__builtin_expect(h == 0, 1))
+      return m_loops.issue(site, st->trips.data());
+    uint32_t& trip = st->trips[h - 1];
+    uint32_t kept = trip;
+    const llvm::BasicBlock* from = wi->getPreviousBlock();
+    trip = from && m_loops.loops[h - 1]->contains(from) ? trip + 1 : 0;
+    uint64_t key = m_loops.issue(site, st->trips.data());
+    trip = kept;
+    return key;
+  }
   void touch(const Memory* m, size_t addr, size_t size, bool read, bool written)
   {
     unsigned as = m->getAddressSpace();
@@ -597,6 +625,7 @@ void Recorder::access(const Memory* m, const WorkItem* wi, size_t addr, size_t s
   d.buf.p[r] = buffer;
   d.size.p[r] = (uint16_t)std::min<size_t>(size, 0xFFFF);
   d.kind.p[r] = (uint8_t)(space | (op << KIND_OP_SHIFT));
+  d.issue.p[r] = site != SiteMap::NONE ? issueOf(st, wi, site) : 0;
   t->accRows = r + 1;
 }
 
@@ -692,6 +721,10 @@ void Recorder::startThreadLaunch()
   ts().launch = m_launch;
   ts().siteInsts = m_sites.instructions();
   ts().siteInsts.push_back(nullptr);  // the sentinel after the last site
+  // loop headers' first instructions always take the general path, which counts the trips
+  for (size_t s = 0; s < m_sites.size(); s++)
+    if (m_loops.head[s])
+      ts().siteInsts[s] = nullptr;
   ts().insts = ts().siteInsts.data();
   ts().nsites = (uint32_t)m_sites.size();
   ts().counted = m_siteCounted.data();
@@ -699,7 +732,10 @@ void Recorder::startThreadLaunch()
   ts().lastSite = 0;
   ts().items.assign(m_itemsPerGroup, ItemState());
   for (ItemState& it : ts().items)
+  {
     it.counts.assign(m_sites.size(), 0);
+    it.trips.assign(m_loops.loops.size(), 0);
+  }
 }
 
 void Recorder::workGroupBegin(const WorkGroup* wg)
@@ -947,7 +983,7 @@ void Recorder::writeBatch(const GroupColumns& b, int32_t launch)
   static const uint8_t zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   uint64_t counts[3] = {b.groups.size(), b.off.size(), b.cnt.size()};
   RecordHeader h{REC_GROUPS, launch, 0};
-  struct iovec iov[2 + 2 * 14];
+  struct iovec iov[2 + 2 * 15];
   int n = 0;
   size_t total = 0;
   auto add = [&](const void* p, size_t len) {
@@ -1185,6 +1221,7 @@ void Recorder::kernelBegin(const KernelInvocation* ki)
   m_active = true;
   const llvm::Function* fn = ki->getKernel()->getFunction();
   m_sites.build(fn->getParent());
+  m_loops.build(fn->getParent(), m_sites.instructions());
   m_siteSpace.assign(m_sites.size(), 0);
   m_siteCounted.assign(m_sites.size(), 1);
   m_siteRole.assign(m_sites.size(), Role::None);

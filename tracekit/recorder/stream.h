@@ -33,7 +33,7 @@ enum RecordType : uint32_t
 // GROUPS payload: u64 n_groups, u64 n_acc, u64 n_ins, then columns, each padded to 8:
 //   group u64[n_groups], accesses per group u64[n_groups], counts per group u64[n_groups],
 //   offset u64[n_acc], item u32[n_acc], seq u32[n_acc], site u32[n_acc], buffer u32[n_acc],
-//   size u16[n_acc], kind u8[n_acc] (space | op << 3),
+//   size u16[n_acc], kind u8[n_acc] (space | op << 3), issue u64[n_acc] (issue.h),
 //   count u64[n_ins], item u32[n_ins], site u32[n_ins], items u32[n_ins].
 // Rows are in canonical order: by group, then item, then the item's own order
 // (``seq``).  ``buffer`` is Oclgrind's buffer number for global and constant

@@ -52,6 +52,7 @@ class GroupBlock:
     buffer: np.ndarray  # uint32 (Oclgrind buffer number; LAYOUT32 local/private; NONE32 unmapped)
     size: np.ndarray    # uint16
     kind: np.ndarray    # uint8: space | op << 3
+    issue: np.ndarray   # uint64: the loop trip counts around the site (issue.h)
     count: np.ndarray   # uint64
     ins_item: np.ndarray  # uint32
     ins_site: np.ndarray  # uint32
@@ -93,11 +94,11 @@ def parse_groups(payload: bytes | memoryview) -> GroupBlock:
     groups, naccs, ninss = col("<u8", ngroups), col("<u8", ngroups), col("<u8", ngroups)
     offset, item, seq = col("<u8", nacc), col("<u4", nacc), col("<u4", nacc)
     site, buf = col("<u4", nacc), col("<u4", nacc)
-    size, kind = col("<u2", nacc), col("u1", nacc)
+    size, kind, issue = col("<u2", nacc), col("u1", nacc), col("<u8", nacc)
     count, ins_item, ins_site = col("<u8", nins), col("<u4", nins), col("<u4", nins)
     ins_items = col("<u4", nins)
-    return GroupBlock(groups, naccs, ninss, offset, item, seq, site, buf, size, kind, count, ins_item,
-                      ins_site, ins_items)
+    return GroupBlock(groups, naccs, ninss, offset, item, seq, site, buf, size, kind, issue, count,
+                      ins_item, ins_site, ins_items)
 
 
 def parse_json(payload: bytes) -> dict:

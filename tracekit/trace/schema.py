@@ -52,9 +52,13 @@ ACCESSES = pa.schema([
     pa.field("address", pa.uint64(), nullable=False),
     pa.field("size", pa.uint16(), nullable=False),
     pa.field("buffer", pa.int32(), nullable=True),
+    # which issue of its site by the wave the access belongs to: the trip counts of the loops
+    # around the site (outermost first, packed into 63 bits), equal in every lane that runs the
+    # same loop iteration; null where not recorded (requests then pair each lane's k-th access)
+    pa.field("issue", pa.int64(), nullable=True),
 ])
-#: Columns an accesses table must have; ``buffer`` is optional.
-ACCESS_REQUIRED = tuple(f.name for f in ACCESSES if f.name != "buffer")
+#: Columns an accesses table must have; ``buffer`` and ``issue`` are optional.
+ACCESS_REQUIRED = tuple(f.name for f in ACCESSES if f.name not in ("buffer", "issue"))
 
 #: Optional columns of ``accesses`` for ``image`` rows (read_image*/write_image*): which texel
 #: was read or written, the image's channel format, and the sampler of a read.  Null on every
