@@ -377,7 +377,7 @@ def _unroll_factors(ins: pd.DataFrame, keys: pd.DataFrame, issues: pd.DataFrame,
 
 #: Register types of 64-bit integers in the listing (``:q`` signed, ``:uq`` unsigned).
 INT64_TYPES = ("q", "uq")
-_NARROW = {"int64_add": "int_add", "int64_mul": "int_mul", "int64_div": "int_div"}
+NARROW_INT64 = {"int64_add": "int_add", "int64_mul": "int_mul", "int64_div": "int_div"}
 
 
 def int64_mask(ins: pd.DataFrame) -> np.ndarray:
@@ -395,8 +395,8 @@ def int64_saving(ins: pd.DataFrame, target, fast_math: bool) -> np.ndarray:
     wide = int64_mask(ins)
     ops = ins["opclass"].astype(str).to_numpy()
     for i in np.flatnonzero(wide):
-        if ops[i] in _NARROW:
-            full, narrow = cost_of(ops[i], table)[0], cost_of(_NARROW[ops[i]], table)[0]
+        if ops[i] in NARROW_INT64:
+            full, narrow = cost_of(ops[i], table)[0], cost_of(NARROW_INT64[ops[i]], table)[0]
             out[i] = max(0.0, 1.0 - narrow / full) if full else 0.0
         elif ops[i] == "convert":
             out[i] = 1.0

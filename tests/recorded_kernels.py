@@ -157,3 +157,10 @@ def rodinia_nw() -> Path:
                     ("int[4225]=rand:5:0:10", "int[4225]=rand:6:0:10", "int[4225]", "local:int[289]",
                      "local:int[256]", "int:65", "int:10", "int:4", "int:4", "int:64", "int:0", "int:0"),
                     ("BLOCK_SIZE=16",))
+
+
+def table_lookup() -> Path:
+    """tests/data/kernels/table_lookup.cl: 4,096 items each looking up 16 random bytes in a 256-float
+    table."""
+    return recorded("tests/data/kernels/table_lookup.cl", "table_lookup", "4096", "64",
+                    ("uchar[65536]=rand:3:0:256", "float[256]=rand", "float[4096]"))

@@ -36,7 +36,9 @@ TWIN_LAUNCHES = {23: 16, 24: 16, 17: 2, 18: 8}
 PAIRS = [
     ("transpose", ("twins", 23), ("twins", 24), (PVR, ADR, NV),
      ("GEN-UNCOALESCED-STORE", "GEN-PITCH-PAD")),
-    ("spmv", ("twins", 17), ("twins", 18), (PVR, ADR, INTEL), ("GEN-UNCOALESCED-LOAD",)),
+    # a wave per row is the expert's kernel; staging the group's block of CSR entries in local memory
+    # (CSR-stream, Greathouse and Daga, SC14) is the other standard fix of the same row walks
+    ("spmv", ("twins", 17), ("twins", 18), (PVR, ADR, INTEL), ("GEN-UNCOALESCED-LOAD", "GEN-GATHER-LOCAL")),
     ("pyrdown", ("opencv", "pyrdown_8uc1_720p"), ("opencv", "pyrdown_8uc1_720p_kercn4"), (PVR, INTEL),
      ("GEN-ITEM-COARSEN", "GEN-BUFFER-AS-IMAGE")),
     ("erode", ("opencv", "erode_3x3_8uc1_720p"), ("opencv", "erode_3x3_8uc1_720p_cols16_rows2"),

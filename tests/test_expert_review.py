@@ -88,7 +88,10 @@ EXPECTATIONS = [
     E("histo_global", 19, PVR + ADRENO + INTEL, "fires", "GEN-ATOMIC-HOT",
       "256 bins take every update of 16M values: global atomics on a few addresses serialise"),
     E("spmv_csr_scalar_kernel", 17, PVR + ADRENO + INTEL, "top", "GEN-UNCOALESCED-LOAD",
-      "one row per item: lanes walk rows that start hundreds of entries apart"),
+      "one row per item: lanes walk rows that start hundreds of entries apart; a wave per row, or "
+      "the group's block of entries copied into local memory with neighbouring lanes on neighbouring "
+      "entries (CSR-stream, Greathouse and Daga, SC14), are the two fixes",
+      also=("GEN-GATHER-LOCAL",)),
     E("spmv_csr_scalar_kernel", 17, NV, "fires", "GEN-DATASET-SMALL",
       "16384 items in 128-item blocks are 128 blocks for 132 SMs: the grid cannot fill an H200"),
     E("spmv_csr_vector_kernel", 18, TARGETS, "top", "GEN-UNCOALESCED-LOAD",

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 import pytest
+import recorded_kernels as rk
 
 from analyzers.memory import replay_memory
-from tests import recorded_kernels as rk
 from tracekit.targets import load_target
 
 TARGETS = ("powervr-g6400", "adreno-640", "intel-hd530", "nvidia-h200")

@@ -31,6 +31,8 @@ CASES = {
                          lambda t: rk.Recorded(lambda: rk.interpolation("box"))),
     "GEN-GATHER-IMAGE": (["adreno", "powervr"], lambda t: rk.Recorded(rk.gather_index),
                          lambda t: rk.sample("vector_add")),
+    "GEN-GATHER-LOCAL": (["powervr", "adreno", "intel", "nvidia"], lambda t: rk.Recorded(rk.table_lookup),
+                         lambda t: rk.sample("vector_add")),
     "ADR-READ-IMAGEH": (["adreno"], lambda t: rk.Recorded(lambda: rk.conv_image("unorm_int8")),
                         lambda t: rk.sample("conv3x3_image")),
 }

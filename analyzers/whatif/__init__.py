@@ -15,6 +15,8 @@ or its text form (``"pad-local=64:4"``, ``"coalesce=12"``, ``"drop-staging"``,
 ``"coarsen=4"`` (:mod:`analyzers.whatif.coarsen`), ``"retype=int_div>fp32_div.convert.convert@12"``
 (:mod:`analyzers.whatif.retype`), ``"regroup=4,9"`` and ``"sort-work=7"`` (:mod:`analyzers.whatif.regroup`),
 ``"declare-size"`` (:mod:`analyzers.whatif.declare`), ``"swizzle=4"`` (:mod:`analyzers.whatif.swizzle`),
+``"stage-local=7"`` (:mod:`analyzers.whatif.stage`), ``"no-spills"`` and ``"int32-index"``
+(:mod:`analyzers.whatif.machine`, priced on the trace's machine code),
 and the image changes of :mod:`analyzers.whatif.images`: ``"as-image=0"``, ``"filter-image=0:12,13"``,
 ``"sampler-borders=26,27"``, ``"read-imageh"``, and ``"vector-loop-loads=5"`` of
 :mod:`analyzers.whatif.loops`); see :func:`parse_change`.
@@ -34,12 +36,14 @@ from analyzers.whatif.coarsen import Coarsen
 from analyzers.whatif.declare import DeclareSize
 from analyzers.whatif.images import IMAGE_CHANGES, parse_image_change
 from analyzers.whatif.loops import LOOP_CHANGES, parse_loop_change
+from analyzers.whatif.machine import Int32Index, NoSpills
 from analyzers.whatif.pitch import PadPitch
 from analyzers.whatif.precision import SinglePrecision
 from analyzers.whatif.references import check_references
 from analyzers.whatif.regroup import Regroup, SortWork
 from analyzers.whatif.replay import WhatIf
 from analyzers.whatif.retype import Retype
+from analyzers.whatif.stage import StageLocal
 from analyzers.whatif.swizzle import Swizzle
 from tracekit.arguments import ArgumentTypeError
 
@@ -51,6 +55,9 @@ register(Regroup)
 register(SortWork)
 register(DeclareSize)
 register(Swizzle)
+register(StageLocal)
+register(NoSpills)
+register(Int32Index)
 
 #: Every change kind by name: the memory and launch changes, then the image and loop changes.
 CHANGES = {**_changes.CHANGES, **IMAGE_CHANGES, **LOOP_CHANGES}
@@ -88,5 +95,6 @@ def what_if(trace, target, change, **options) -> list[WhatIf]:
     return _replay.what_if(trace, target, change, **options)
 
 
-__all__ = ["CHANGES", "Change", "Combined", "DeclareSize", "PadPitch", "Regroup", "Retype", "SinglePrecision",
-           "SortWork", "Swizzle", "WhatIf", "check_references", "parse_change", "register", "what_if"]
+__all__ = ["CHANGES", "Change", "Combined", "DeclareSize", "Int32Index", "NoSpills", "PadPitch", "Regroup",
+           "Retype", "SinglePrecision", "SortWork", "StageLocal", "Swizzle", "WhatIf", "check_references",
+           "parse_change", "register", "what_if"]

@@ -51,6 +51,9 @@ class Launch:
     row: dict                    # the launches-table row
     #: site -> role (address, indirect, loop, batched) where the trace has roles (docs/trace-format.md)
     roles: dict = field(default_factory=dict)
+    #: the trace's ``machine_code`` table, carried only for changes priced on the compiled code
+    #: (:attr:`Change.machine`); None: both sides are priced by the IR model
+    machine_code: object = None
 
     def with_(self, **kw) -> Launch:
         return replace(self, **kw)
@@ -64,6 +67,9 @@ class Change:
     #: True: the fix is only a candidate the replay must confirm (a finding without a measured
     #: gain is dropped, not kept as a note).
     speculative = False
+    #: True: the fix changes the compiled code (analyzers/whatif/machine.py), so both sides are
+    #: priced from the trace's machine code, which the change rewrites
+    machine = False
 
     @property
     def spec(self) -> str:
@@ -544,6 +550,10 @@ class Combined(Change):
     @property
     def needs_replay(self) -> bool:
         return any(c.needs_replay for c in self.changes)
+
+    @property
+    def machine(self) -> bool:
+        return any(c.machine for c in self.changes)
 
     def apply(self, launch: Launch, target) -> Launch:
         for c in self.changes:

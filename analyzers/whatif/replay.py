@@ -126,20 +126,26 @@ class Replays:
             raise TracekitError(f"the trace has no launch {launch}")
         return self.geos[launch]
 
-    def before(self, target, launch: int) -> LaunchResult:
-        key = (target.name, launch)
+    def before(self, target, launch: int, machine: bool = False) -> LaunchResult:
+        """The unchanged head on ``target``: priced by the IR model, or (``machine``) from the trace's
+        machine code, as the changes that rewrite it are."""
+        key = (target.name, launch, machine)
         if key not in self._before:
-            self._before[key] = _analyze_one(self.head(launch), target, self.trace)
+            self._before[key] = _analyze_one(self._base(launch, machine), target, self.trace)
         return self._before[key]
+
+    def _base(self, launch: int, machine: bool) -> Launch:
+        base = self.head(launch)
+        return base.with_(machine_code=self.trace.machine_code) if machine else base
 
     def run(self, target, change, launch: int) -> WhatIf:
         """``launch`` on ``target`` before and after ``change``."""
         target, change = resolve_target(target), parse_change(change)
         geo = self._geo(launch)
-        base = self.head(launch)
-        before = self.before(target, launch)
+        base = self._base(launch, change.machine)
+        before = self.before(target, launch, change.machine)
         changed = change.apply(base, target)
-        if change.needs_replay or before.memory is None:
+        if change.needs_replay or before.memory is None or change.machine:
             after = _analyze_one(changed, target, self.trace)
         else:
             after = _reprice(changed, target, self.trace, before.memory, self._sites)
@@ -261,6 +267,8 @@ def launch_trace(launch: Launch, sites: pa.Table, path: str = "<what-if>") -> Tr
         "launches": store.conform(pa.Table.from_pylist([row]), "launches"),
         "sites": sites,
     }
+    if launch.machine_code is not None:
+        tables["machine_code"] = launch.machine_code
     return Trace(path, _tables=tables)
 
 

@@ -1,12 +1,13 @@
 """INTEL-INT64-ADDRESS: the machine code computes on 64-bit integers (size_t indices, long arithmetic)."""
 
-from analyzers.rules.machine_facts import gain_without, machine, machine_lines, number, share_of_alu, sites_on
+from analyzers.rules.machine_facts import machine, machine_lines, number, sites_on
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, Threshold, rule
+from analyzers.whatif.machine import Int32Index
 
 
 @rule(id="INTEL-INT64-ADDRESS", title="64-bit integer index arithmetic in the machine code",
-      vendors=("intel",),
+      vendors=("intel",), what_if="int32-index",
       inputs=("machine_code.int64_cycles", "machine_code.int64_saving_cycles", "machine_code.machine_cycles",
               "machine_code.lines"),
       citation=C("intel", "Avoid Spurious Operations in Kernel Code"),
@@ -30,8 +31,7 @@ def check(f, t):
     hot = lines[lines["int64_executed"].fillna(0) > 0]
     hot = hot.sort_values(["int64_executed", "label"], ascending=[False, True])
     ev = {"int64_share_of_machine_cycles": round(share, 4),
-          "int64_instructions_static": int(number(m, "int64_instructions")), "lines": list(hot["label"])[:6],
-          "gain_from": "64-bit adds and multiplies at their 32-bit price and widening moves gone (the "
-                       "target's prices); the longer 64-bit division sequences are not re-priced"}
-    gain = gain_without(f, alu_s=share_of_alu(f, m, number(m, "int64_saving_cycles")))
-    return Hit(ev, sites=sites_on(f, hot), gain_s=gain)
+          "int64_instructions_static": int(number(m, "int64_instructions")), "lines": list(hot["label"])[:6]}
+    # priced by replaying the machine code with its 64-bit integer arithmetic at 32 bits and the
+    # widening moves gone (analyzers/whatif/machine.py); 64-bit division sequences keep their length
+    return Hit(ev, sites=sites_on(f, hot), change=Int32Index())

@@ -1,20 +1,13 @@
 """INTEL-SPILL-SCRATCH: the compiled kernel spills registers to scratch memory."""
 
-from analyzers.rules.machine_facts import (
-    gain_without,
-    level_seconds,
-    machine,
-    machine_lines,
-    number,
-    share_of_alu,
-    sites_on,
-)
+from analyzers.rules.machine_facts import machine, machine_lines, number, sites_on
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, rule
+from analyzers.whatif.machine import NoSpills
 
 
 @rule(id="INTEL-SPILL-SCRATCH", title="Registers spilled to scratch memory (spill and fill messages)",
-      vendors=("intel",),
+      vendors=("intel",), what_if="no-spills",
       inputs=("machine_code.spill_fill", "machine_code.scratch_read_bytes",
               "machine_code.scratch_write_bytes", "machine_code.scratch_cycles", "machine_code.lines"),
       citation=C("intel", "__private Memory"),
@@ -41,9 +34,6 @@ def check(f, t):
                              "line table, may have compiled to other code), so how often the spill "
                              f"messages run is unknown: {m.reason}")
         return Hit(ev, sites=[])
-    moved = number(m, "scratch_read_bytes") + number(m, "scratch_write_bytes")
-    memory_s = level_seconds(f, 0, moved) if f.target.caches else 0.0
-    gain = gain_without(f, alu_s=share_of_alu(f, m, number(m, "scratch_cycles")),
-                        level=f.target.caches[0].name if f.target.caches else None, level_s=memory_s)
-    ev["gain_from"] = "the spill and fill messages' cycles and their bytes at the first cache level"
-    return Hit(ev, sites=sites_on(f, lines), gain_s=gain)
+    # priced by replaying the machine code without its spill and fill messages (their cycles and
+    # their bytes through the first cache go; analyzers/whatif/machine.py)
+    return Hit(ev, sites=sites_on(f, lines), change=NoSpills())
