@@ -200,3 +200,22 @@ def test_machine_rules_cope_with_any_field_absent(kernel):
         r.machine = _without(full, name)
         for f in run_rules(res, only=readers):
             assert f.rule_id in readers, name
+
+
+def test_machine_code_what_ifs_say_why_they_do_not_apply():
+    """The machine-code changes need the target's listing and something in it to change: a target
+    without machine code, or code without spills or 64-bit arithmetic, is refused with the reason
+    (the checklist then keeps the finding as a note, the CLI exits 2)."""
+    from analyzers.whatif import what_if
+    from tracekit.errors import TracekitError
+    rk.needs_isa()
+    with pytest.raises(TracekitError, match="no spill or fill messages"):
+        what_if(open_trace(rk.gather(64)), "intel-hd530", "no-spills")
+    with pytest.raises(TracekitError, match="no 64-bit integer arithmetic"):
+        what_if(open_trace(rk.gather(32)), "intel-hd530", "int32-index")
+    with pytest.raises(TracekitError, match="no machine code for adreno-640"):
+        what_if(open_trace(rk.gather(64)), "adreno-640", "int32-index")
+    # applied, the rewritten listing is what the replay prices: the 64-bit instructions are gone
+    (w,) = what_if(open_trace(rk.gather(64)), "intel-hd530", "int32-index")
+    assert w.before.machine.int64_cycles > 0 and w.after.machine.int64_cycles == 0
+    assert w.after.machine.priced_by == "machine_code" and w.gain_fraction > 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,14 @@ def frame(rows):
     df.insert(0, "launch", 0)
     df["seq"] = df.groupby(["group", "item"]).cumcount()
     return df.sort_values(["launch", "group", "item", "seq"], kind="stable").reset_index(drop=True)
+
+
+def tagged(rows):
+    """Accesses (group, item, site, issue tag) as the recorder writes them, in canonical order."""
+    df = pd.DataFrame(rows, columns=["group", "item", "site", "issue"])
+    df.insert(0, "launch", 0)
+    df["seq"] = df.groupby(["group", "item"]).cumcount()
+    return df
 
 
 def compiled_partition(df, simd, group_size):
@@ -92,20 +101,22 @@ def test_schedule_round_robin_and_interleaving():
     assert sorted(int(r) for r in ex[8:]) == list(range(8, 16))
 
 
+@pytest.mark.parametrize("tags", [False, True], ids=["untagged", "tagged"])
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
-def test_compiled_requests_match_reference(data):
+def test_compiled_requests_match_reference(tags, data):
     groups = data.draw(st.integers(1, 3))
     items = data.draw(st.integers(1, 20))
     width = data.draw(st.sampled_from([4, 8, 16]))
     rows = []
     for g in range(groups):
         for i in range(items):
-            for s in data.draw(st.lists(st.integers(0, 3), max_size=6)):
-                rows.append((g, i, s))
+            for s, tag in data.draw(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3 if tags else 0)),
+                                             max_size=6)):
+                rows.append((g, i, s, tag))
     if not rows:
         return
-    df = frame(rows)
+    df = tagged(rows) if tags else frame([r[:3] for r in rows])
     simd = SimdSpec(width)
     got, _ = compiled_partition(df, simd, items)
     assert sorted(got) == sorted(reference_partition(df, simd, items))
@@ -114,11 +125,7 @@ def test_compiled_requests_match_reference(data):
 def triangular(loop_site, lanes=8, trips=8):
     """``for i < trips: if (i > lid) read``: lane ``lid`` reads at iterations lid+1 .. trips-1,
     tagged with its iteration (what the recorder writes for a site inside one loop)."""
-    rows = [(0, lid, loop_site, i) for lid in range(lanes) for i in range(trips) if i > lid]
-    df = pd.DataFrame(rows, columns=["group", "item", "site", "issue"])
-    df.insert(0, "launch", 0)
-    df["seq"] = df.groupby(["group", "item"]).cumcount()
-    return df
+    return tagged([(0, lid, loop_site, i) for lid in range(lanes) for i in range(trips) if i > lid])
 
 
 def test_lanes_that_skip_iterations_meet_in_their_iteration():
@@ -140,10 +147,7 @@ def test_lanes_that_skip_iterations_meet_in_their_iteration():
 def test_uniform_site_sequences_still_split_by_iteration():
     """Every lane reads the site equally often but at different iterations (even lanes on even
     iterations, odd lanes on odd ones): same site sequence, two requests per pair of iterations."""
-    rows = [(0, lid, 3, i) for lid in range(8) for i in range(8) if (i + lid) % 2 == 0]
-    df = pd.DataFrame(rows, columns=["group", "item", "site", "issue"])
-    df.insert(0, "launch", 0)
-    df["seq"] = df.groupby(["group", "item"]).cumcount()
+    df = tagged([(0, lid, 3, i) for lid in range(8) for i in range(8) if (i + lid) % 2 == 0])
     parts, _ = compiled_partition(df, SimdSpec(8), 8)
     assert len(parts) == 8 and all(len(p) == 4 for p in parts)
     assert sorted(parts) == sorted(reference_partition(df, SimdSpec(8), 8))
@@ -152,30 +156,6 @@ def test_uniform_site_sequences_still_split_by_iteration():
 def test_an_access_repeated_under_one_tag_keeps_its_order():
     """A site run twice under one tag (a loop the tags do not see): the k-th such access of each
     lane goes to the k-th request, as without tags."""
-    rows = [(0, lid, 2, 0) for lid in range(4) for _ in range(3)]
-    df = pd.DataFrame(rows, columns=["group", "item", "site", "issue"])
-    df.insert(0, "launch", 0)
-    df["seq"] = df.groupby(["group", "item"]).cumcount()
+    df = tagged([(0, lid, 2, 0) for lid in range(4) for _ in range(3)])
     parts, (_, rrank, _, _) = compiled_partition(df, SimdSpec(4), 4)
     assert parts == [(0, 3, 6, 9), (1, 4, 7, 10), (2, 5, 8, 11)]
-
-
-@settings(max_examples=40, deadline=None)
-@given(data=st.data())
-def test_compiled_requests_with_tags_match_reference(data):
-    groups = data.draw(st.integers(1, 3))
-    items = data.draw(st.integers(1, 20))
-    width = data.draw(st.sampled_from([4, 8, 16]))
-    rows = []
-    for g in range(groups):
-        for i in range(items):
-            for s, tag in data.draw(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=6)):
-                rows.append((g, i, s, tag))
-    if not rows:
-        return
-    df = pd.DataFrame(rows, columns=["group", "item", "site", "issue"])
-    df.insert(0, "launch", 0)
-    df["seq"] = df.groupby(["group", "item"]).cumcount()
-    simd = SimdSpec(width)
-    got, _ = compiled_partition(df, simd, items)
-    assert sorted(got) == sorted(reference_partition(df, simd, items))

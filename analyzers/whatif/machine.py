@@ -19,7 +19,7 @@ the change rewrites the listing as the compiler would emit it after the fix.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from analyzers.machine_code import INT64_TYPES, NARROW_INT64
 from analyzers.whatif.changes import Change, Launch
@@ -42,11 +42,18 @@ def _kernels(launch: Launch, target):
     return from_table(table.filter(pa_equal(table, "device", isa.ocloc_device))), table
 
 
-def _with(launch: Launch, table, kernels) -> Launch:
-    """``launch`` with ``kernels`` in place of their rows of ``table`` (other devices' rows kept)."""
+def _rewrite(launch: Launch, target, edit, nothing: str) -> Launch:
+    """``launch`` with ``edit`` applied to each of its kernels' machine code for ``target`` (other
+    devices' rows kept).  ``edit`` returns the rewritten kernel, or None where it has nothing to
+    change; a launch where nothing changes is refused with ``nothing``."""
     from tracekit.isa.table import merge, to_table
 
-    return launch.with_(machine_code=merge(table, to_table(kernels)))
+    kernels, table = _kernels(launch, target)
+    edited = [edit(k) for k in kernels]
+    if all(e is None for e in edited):
+        raise TracekitError(nothing)
+    out = [k if e is None else e for k, e in zip(kernels, edited, strict=True)]
+    return launch.with_(machine_code=merge(table, to_table(out)))
 
 
 @dataclass(frozen=True)
@@ -60,18 +67,14 @@ class NoSpills(Change):
         return "keep few enough values live that the compiled kernel needs no spill or fill messages"
 
     def apply(self, launch: Launch, target) -> Launch:
-        from dataclasses import replace
-
-        kernels, table = _kernels(launch, target)
-        out, changed = [], False
-        for k in kernels:
+        def edit(k):
             listing = [r for r in k.listing if r.get("send_kind") != "scratch"]
-            changed |= len(listing) != len(k.listing) or bool(k.scratch_bytes)
-            out.append(replace(k, listing=listing, scratch_bytes=0))
-        if not changed:
-            raise TracekitError(f"no-spills: the machine code for {target.name} has no spill or fill "
-                                "messages")
-        return _with(launch, table, out)
+            if len(listing) == len(k.listing) and not k.scratch_bytes:
+                return None
+            return replace(k, listing=listing, scratch_bytes=0)
+
+        return _rewrite(launch, target, edit,
+                        f"no-spills: the machine code for {target.name} has no spill or fill messages")
 
     @classmethod
     def from_arg(cls, text: str, ints) -> NoSpills:
@@ -89,29 +92,21 @@ class Int32Index(Change):
         return "index with 32-bit integers, so the compiled index arithmetic runs at 32 bits"
 
     def apply(self, launch: Launch, target) -> Launch:
-        from dataclasses import replace
-
-        kernels, table = _kernels(launch, target)
-        out, changed = [], False
-        for k in kernels:
-            listing = []
+        def edit(k):
+            listing, changed = [], False
             for r in k.listing:
-                wide = r.get("dst_type") in INT64_TYPES and r.get("group") != "send"
-                if not wide:
+                if r.get("dst_type") not in INT64_TYPES or r.get("group") == "send":
                     listing.append(r)
                     continue
                 changed = True
                 op = r.get("opclass")
-                if op == "convert":
-                    continue        # a move that only widens: not needed at 32 bits
-                r = dict(r, dst_type=_NARROW_TYPE.get(r.get("dst_type"), r.get("dst_type")),
-                         opclass=NARROW_INT64.get(op, op))
-                listing.append(r)
-            out.append(replace(k, listing=listing))
-        if not changed:
-            raise TracekitError(f"int32-index: the machine code for {target.name} has no 64-bit integer "
-                                "arithmetic")
-        return _with(launch, table, out)
+                if op != "convert":     # a move that only widens is not needed at 32 bits
+                    listing.append(dict(r, dst_type=_NARROW_TYPE.get(r.get("dst_type"), r.get("dst_type")),
+                                        opclass=NARROW_INT64.get(op, op)))
+            return replace(k, listing=listing) if changed else None
+
+        return _rewrite(launch, target, edit,
+                        f"int32-index: the machine code for {target.name} has no 64-bit integer arithmetic")
 
     @classmethod
     def from_arg(cls, text: str, ints) -> Int32Index:

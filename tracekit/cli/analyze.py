@@ -105,7 +105,8 @@ WhatIfOpt = Annotated[str | None, typer.Option(
     "work-group=X[,Y], fast-math, native-math, fp32[=SITES], pad-pitch=BUFFER:PITCH:PAD, "
     "as-image=BUFFER[:SITE,...], filter-image=BUFFER:SITE,..., sampler-borders=SITE,..., read-imageh, "
     "vector-loop-loads=SITE,..., coarsen=N, retype=FROM>TO[.TO...][@SITE,...], regroup[=SITE,...], "
-    "sort-work=SITE, swizzle=TILE, declare-size; join several with +.")]
+    "sort-work=SITE, swizzle=TILE, declare-size, stage-local=SITE, gather-image=BUFFER, and on Intel's "
+    "machine code no-spills, int32-index; join several with +.")]
 
 
 def _default_format(fmt: OutputFormat | None, output: str | None) -> str:
