@@ -179,3 +179,28 @@ def test_hex_addresses_are_understood(write_csv):
             "k,0,1,0,global,load, 0xFFFFFFFFFFFFFFF0 ,4\n")
     t = read_csv_trace(write_csv("hex.csv", text), global_size="2", local_size="2")
     assert t.accesses["address"].to_pylist() == [0x7F0000001000, 0xFFFFFFFFFFFFFFF0]
+
+
+def test_issue_tags_are_ingested_and_pair_lanes_by_iteration(write_csv):
+    """An exported ``issue`` column is kept and drives request formation: lane 1 reads at iterations 1
+    and 2, lane 0 at iterations 0 and 1, so iteration 1 is one request of both lanes (by count, lane 1's
+    first read would pair with lane 0's first).  Without the column the count pairing is used; a
+    negative tag is refused with its row."""
+    from analyzers.memory import replay_memory
+    from tracekit.targets import load_target
+
+    head = "kernel,wg,tid,pc,mem,kind,addr,bytes,issue\n"
+    rows = ["k,0,0,3,local,load,0,4,0", "k,0,0,3,local,load,4,4,1",
+            "k,0,1,3,local,load,8,4,1", "k,0,1,3,local,load,12,4,2"]
+    t = read_csv_trace(write_csv("tags.csv", head + "\n".join(rows) + "\n"), global_size="2", local_size="2")
+    assert t.accesses["issue"].to_pylist() == [0, 1, 1, 2]
+    target = load_target("powervr-g6400")
+    assert int(replay_memory(t, target).per_site["requests"].sum()) == 3
+    plain = "\n".join(",".join(r.split(",")[:-1]) for r in rows) + "\n"
+    untagged = read_csv_trace(write_csv("plain.csv", head.replace(",issue", "") + plain), global_size="2",
+                              local_size="2")
+    assert untagged.accesses["issue"].null_count == 4
+    assert int(replay_memory(untagged, target).per_site["requests"].sum()) == 2
+    bad = head + "k,0,0,3,local,load,0,4,-1\n"
+    with pytest.raises(TraceFormatError, match="issue"):
+        read_csv_trace(write_csv("bad.csv", bad), global_size="2", local_size="2")

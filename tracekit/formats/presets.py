@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 #: Columns a source may provide.  The ``*_x/_y/_z`` forms are per-dimension ids that
 #: ingest linearises (dimension 0 fastest) using the launch's sizes.
 TARGETS = ("kernel", "launch", "group", "item", "site", "seq", "space", "op", "address", "size",
-           "buffer", "group_x", "group_y", "group_z", "item_x", "item_y", "item_z")
+           "buffer", "issue", "group_x", "group_y", "group_z", "item_x", "item_y", "item_z")
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from tracekit.trace.store import TraceWriter
 #: Integer columns: canonical type and smallest allowed value.
 INTEGER_COLUMNS = {"launch": (pa.int32(), 0), "group": (pa.int64(), 0), "item": (pa.int32(), 0),
                    "site": (pa.int32(), 0), "seq": (pa.int64(), 0), "address": (pa.uint64(), 0),
-                   "size": (pa.uint16(), 1), "buffer": (pa.int32(), 0)}
+                   "size": (pa.uint16(), 1), "buffer": (pa.int32(), 0), "issue": (pa.int64(), 0)}
 #: What each column must hold, for error messages.
 EXPECTED = {
     "launch": "a launch number (whole number, 0 or more)",
@@ -51,6 +51,7 @@ EXPECTED = {
     "address": "a byte address (whole number, 0 or more)",
     "size": "the access size in bytes (whole number, 1 to 65535)",
     "buffer": "a kernel argument index (whole number, 0 or more, or empty)",
+    "issue": "the loop iterations the access belongs to, as one tag (whole number, 0 or more, or empty)",
     "space": f"one of {', '.join(schema.SPACES)}",
     "op": f"one of {', '.join(schema.OPS)}",
     "kernel": "a kernel name",
@@ -263,22 +264,23 @@ class Converter:
         base = target.split("_")[0]
         t, lo = INTEGER_COLUMNS[base]
         arr = batch.column(col)
-        if target == "buffer":
-            return self._optional_int(arr, col, row0)
+        if target in ("buffer", "issue"):
+            return self._optional_int(arr, col, row0, target, t)
         out, bad = to_integer(arr, typ or t, what=what or base, minimum=lo)
         if bad:
             self._fail(bad, col, base, row0)
         return out
 
-    def _optional_int(self, arr, col: str, row0: int):
+    def _optional_int(self, arr, col: str, row0: int, target: str, typ):
+        """A column that may be empty (``buffer``, ``issue``): empty cells become nulls."""
         if pa.types.is_string(arr.type):
             arr = pc.if_else(pc.equal(pc.utf8_trim_whitespace(arr), ""), pa.scalar(None, pa.string()), arr)
         valid = pc.is_valid(arr)
         filled = pc.fill_null(arr, pa.scalar("0" if pa.types.is_string(arr.type) else 0, arr.type))
-        out, bad = to_integer(filled, pa.int32(), what="buffer", minimum=0)
+        out, bad = to_integer(filled, typ, what=target, minimum=0)
         if bad:
-            self._fail(bad, col, "buffer", row0)
-        return pc.if_else(valid, out, pa.scalar(None, pa.int32()))
+            self._fail(bad, col, target, row0)
+        return pc.if_else(valid, out, pa.scalar(None, typ))
 
     def _kernel(self, arr: pa.Array, col: str, row0: int) -> pa.Array:
         arr = arr.cast(pa.string()) if not pa.types.is_dictionary(arr.type) else arr.cast(pa.string())
@@ -322,6 +324,8 @@ class Converter:
             out[target] = arr
         if "buffer" in cols:
             out["buffer"] = self._int(batch, "buffer", row0)
+        if "issue" in cols:
+            out["issue"] = self._int(batch, "issue", row0)
         out["launch"] = launch
         out["seq"] = self._int(batch, "seq", row0) if "seq" in cols else self._derive_seq(launch_np, out)
         table = pa.table({f.name: out[f.name] for f in schema.ACCESSES if f.name in out})
