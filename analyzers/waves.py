@@ -77,19 +77,21 @@ def chunk_virtual_groups(group, item, first_rank, group_size, pack, lane_out, vg
             lane_out[i] = (rank % pack) * group_size + item[i]
     return vgroup, rank + 1 - first_rank
 
-def occurrence(df: pd.DataFrame) -> pd.Series:
-    """How many times each access's work-item had executed its site before (0 first).
-
-    ``df`` must be in canonical order (launch, group, item, seq).
-    """
-    return df.groupby(["launch", "group", "item", "site"], sort=False, observed=True).cumcount()
-
-
 def issue_tags(df: pd.DataFrame) -> np.ndarray:
     """The accesses' issue tags (int64, null as 0), or zeros where the trace has none."""
     if "issue" not in df.columns:
         return np.zeros(len(df), np.int64)
     return df["issue"].fillna(0).to_numpy(np.int64)
+
+
+def occurrence(df: pd.DataFrame, issue: np.ndarray) -> pd.Series:
+    """How many times each access's work-item had executed its site under the same issue tag
+    before (0 first; with no tags, how many times it had executed the site).
+
+    ``df`` must be in canonical order (launch, group, item, seq).
+    """
+    return (df.assign(_issue=issue)
+            .groupby(["launch", "group", "item", "site", "_issue"], sort=False, observed=True).cumcount())
 
 
 def requests_frame(df: pd.DataFrame, simd: SimdSpec, group_size: int) -> pd.DataFrame:
@@ -109,9 +111,7 @@ def requests_frame(df: pd.DataFrame, simd: SimdSpec, group_size: int) -> pd.Data
     out["wave"] = lane // simd.width
     # the k-th access of a site under one issue tag (with no tags: of the site)
     issue = issue_tags(df)
-    out["occurrence"] = (df.assign(_issue=issue)
-                         .groupby(["launch", "group", "item", "site", "_issue"], sort=False, observed=True)
-                         .cumcount().to_numpy())
+    out["occurrence"] = occurrence(df, issue).to_numpy()
     out["position"] = df.groupby(["launch", "group", "item"], sort=False).cumcount().to_numpy()
     tmp = pd.DataFrame({"launch": df["launch"].to_numpy(), "vgroup": out["vgroup"], "wave": out["wave"],
                         "site": df["site"].to_numpy(), "issue": issue, "occurrence": out["occurrence"],

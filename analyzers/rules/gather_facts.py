@@ -39,3 +39,20 @@ def is_gather(f, site: int) -> bool:
         return False
     same = [s for s, ln in f.sites_lines.items() if ln == line]
     return bool((o.loc[o["site"].isin(same), "role"] == "indirect").any())
+
+
+def hottest_read_only_gather(f, *, named_buffer: bool = False) -> dict | None:
+    """The hot global load site (most bytes moved first) that gathers from a buffer the kernel
+    never stores to or updates atomically, as evidence: ``buffer`` (-1 when unknown), ``site``,
+    ``accesses``, ``bytes_moved``; or None.  A written buffer cannot be read through another path
+    (a copy, the texture caches) and trusted; ``named_buffer`` also asks for the kernel argument
+    to be known."""
+    loads = f.hot(f.space("global", "load"), "bytes_moved")
+    written = set(f.space("global", "store")["buffer"]) | set(f.space("global", "atomic")["buffer"])
+    for r in loads.itertuples():
+        buffer = int(r.buffer) if r.buffer == r.buffer else -1
+        if (named_buffer and buffer < 0) or buffer in written or not is_gather(f, int(r.site)):
+            continue
+        return {"buffer": buffer, "site": int(r.site), "accesses": int(r.accesses),
+                "bytes_moved": int(r.bytes_moved)}
+    return None

@@ -145,7 +145,7 @@ class Replays:
         base = self._base(launch, change.machine)
         before = self.before(target, launch, change.machine)
         changed = change.apply(base, target)
-        if change.needs_replay or before.memory is None or change.machine:
+        if change.needs_replay or before.memory is None:
             after = _analyze_one(changed, target, self.trace)
         else:
             after = _reprice(changed, target, self.trace, before.memory, self._sites)

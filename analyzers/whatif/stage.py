@@ -29,10 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analyzers.whatif.changes import Change, Launch
+from analyzers.whatif.changes import _MASK, Change, Launch
 from tracekit.errors import TracekitError
 
-_MASK = np.uint64((1 << 63) - 1)
 #: local arrays start on this boundary (OpenCL aligns a local array to its type; 16 covers float4)
 _ALIGN = 16
 #: per copied element, besides its load and store: the index add, the loop's compare and branch

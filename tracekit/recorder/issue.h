@@ -18,10 +18,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "llvm/Analysis/LoopInfo.h"
-#include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
+
+#include "roles.h"  // FunctionLoops
 
 namespace tracekit
 {
@@ -35,26 +35,22 @@ struct LoopTable
   // per site: the loops around it, outermost first: index[offset[s]] .. index[offset[s + 1]]
   std::vector<uint32_t> offset, index;
   // keeps the analyses (and so the Loop objects) alive for the launch
-  std::vector<std::unique_ptr<llvm::DominatorTree>> trees;
-  std::vector<std::unique_ptr<llvm::LoopInfo>> infos;
+  std::vector<std::unique_ptr<FunctionLoops>> functions;
 
   // ``sites``: the instruction of every site, in site order.
   void build(const llvm::Module* module, const std::vector<const llvm::Instruction*>& sites)
   {
     loops.clear();
-    trees.clear();
-    infos.clear();
+    functions.clear();
     std::unordered_map<const llvm::Loop*, uint32_t> number;
     std::unordered_map<const llvm::Function*, const llvm::LoopInfo*> ofFunction;
     for (const llvm::Function& cf : *module)
     {
       if (cf.isDeclaration())
         continue;
-      auto& f = const_cast<llvm::Function&>(cf);
-      trees.push_back(std::make_unique<llvm::DominatorTree>(f));
-      infos.push_back(std::make_unique<llvm::LoopInfo>(*trees.back()));
-      ofFunction[&cf] = infos.back().get();
-      for (const llvm::Loop* l : infos.back()->getLoopsInPreorder())
+      functions.push_back(std::make_unique<FunctionLoops>(const_cast<llvm::Function&>(cf)));
+      ofFunction[&cf] = &functions.back()->li;
+      for (const llvm::Loop* l : functions.back()->li.getLoopsInPreorder())
       {
         number[l] = (uint32_t)loops.size();
         loops.push_back(l);
@@ -83,6 +79,13 @@ struct LoopTable
         head[s] = number[inner] + 1;
     }
     offset[sites.size()] = (uint32_t)index.size();
+  }
+
+  // A loop's trip count when its header (loop ``h`` - 1) is entered from ``from``: one more
+  // along a back edge, zero from outside the loop.
+  uint32_t tripOnEntry(uint32_t h, const llvm::BasicBlock* from, uint32_t trip) const
+  {
+    return from && loops[h - 1]->contains(from) ? trip + 1 : 0;
   }
 
   // The tag of an access at ``site`` given the work-item's trip counts: the counts of the

@@ -456,11 +456,7 @@ private:
     // a loop header's first instruction (never on the fast path, see startThreadLaunch):
     // entered along a back edge the loop's trip count grows, from outside it restarts
     if (uint32_t h = m_loops.head[s])
-    {
-      const llvm::BasicBlock* from = wi->getPreviousBlock();
-      uint32_t& trip = st->trips[h - 1];
-      trip = from && m_loops.loops[h - 1]->contains(from) ? trip + 1 : 0;
-    }
+      st->trips[h - 1] = m_loops.tripOnEntry(h, wi->getPreviousBlock(), st->trips[h - 1]);
     // Outside small kernels, a site of no instruction class keeps a non-zero count
     // that is never reset nor written: it stays off the touched list and this path.
     if (st->counts[s]++ == 0 && t->counted[s] && !t->scanSites)
@@ -490,8 +486,7 @@ private:
       return m_loops.issue(site, st->trips.data());
     uint32_t& trip = st->trips[h - 1];
     uint32_t kept = trip;
-    const llvm::BasicBlock* from = wi->getPreviousBlock();
-    trip = from && m_loops.loops[h - 1]->contains(from) ? trip + 1 : 0;
+    trip = m_loops.tripOnEntry(h, wi->getPreviousBlock(), trip);
     uint64_t key = m_loops.issue(site, st->trips.data());
     trip = kept;
     return key;

@@ -23,8 +23,9 @@ from pathlib import Path
 from tracekit.errors import MissingToolError
 
 SOURCE_DIR = Path(__file__).resolve().parent
-PLUGIN_SOURCES = ("plugin.cpp", "compiled.h", "footprint.h", "image.h", "opclass.h", "roles.h", "sampler.h",
-                  "sitemap.h", "stream.h")
+#: what the plugin's build (and so its cache key) depends on: every header beside it, listed from
+#: the folder so that a new header can never be left out of the key
+PLUGIN_SOURCES = ("plugin.cpp", *sorted(p.name for p in SOURCE_DIR.glob("*.h")))
 HOST_SOURCES = ("host.cpp",)
 DEBS = "oclgrind liboclgrind-dev llvm-14-dev opencl-headers ocl-icd-opencl-dev g++"
 LLVM_INCLUDE_CANDIDATES = ("/usr/lib/llvm-14/include",)

@@ -1,6 +1,6 @@
 """GEN-GATHER-IMAGE: a data-dependent gather through the buffer path, where texture caches would serve."""
 
-from analyzers.rules.gather_facts import is_gather
+from analyzers.rules.gather_facts import hottest_read_only_gather
 from analyzers.rules.image_facts import has_texture_path
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, rule
@@ -20,14 +20,8 @@ from analyzers.whatif.images import GatherImage
 def check(f, t):
     if not has_texture_path(f):
         return None
-    loads = f.hot(f.space("global", "load"), "bytes_moved")
-    written = set(f.space("global", "store")["buffer"]) | set(f.space("global", "atomic")["buffer"])
-    for r in loads.itertuples():
-        buffer = int(r.buffer) if r.buffer == r.buffer else -1
-        if buffer < 0 or buffer in written or not is_gather(f, int(r.site)):
-            continue
-        ev = {"buffer": buffer, "site": int(r.site), "accesses": int(r.accesses),
-              "bytes_moved": int(r.bytes_moved)}
-        # a candidate: only a replay that finds the texture caches catching shared elements keeps it
-        return Hit(ev, sites=[int(r.site)], change=GatherImage(buffer))
-    return None
+    ev = hottest_read_only_gather(f, named_buffer=True)
+    if ev is None:
+        return None
+    # a candidate: only a replay that finds the texture caches catching shared elements keeps it
+    return Hit(ev, sites=[ev["site"]], change=GatherImage(ev["buffer"]))

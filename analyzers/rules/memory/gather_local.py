@@ -1,6 +1,6 @@
 """GEN-GATHER-LOCAL: a gather whose work-group keeps coming back to one window of the array."""
 
-from analyzers.rules.gather_facts import is_gather
+from analyzers.rules.gather_facts import hottest_read_only_gather
 from analyzers.rules.rule import Citation as C
 from analyzers.rules.rule import Hit, rule
 from analyzers.whatif.stage import StageLocal
@@ -20,14 +20,8 @@ from analyzers.whatif.stage import StageLocal
       bank conflicts instead of transactions and cache lines.  It pays only where the group reads the
       window's elements more often than the copy moves them, or reads them scattered.""")
 def check(f, t):
-    loads = f.hot(f.space("global", "load"), "bytes_moved")
-    written = set(f.space("global", "store")["buffer"]) | set(f.space("global", "atomic")["buffer"])
-    for r in loads.itertuples():
-        buffer = int(r.buffer) if r.buffer == r.buffer else -1
-        if buffer in written or not is_gather(f, int(r.site)):
-            continue   # a buffer the kernel also writes cannot be copied once and trusted
-        ev = {"buffer": buffer, "site": int(r.site), "accesses": int(r.accesses),
-              "bytes_moved": int(r.bytes_moved)}
-        # a candidate: only a replay in which the copy costs less than the gathers it serves keeps it
-        return Hit(ev, sites=[int(r.site)], change=StageLocal(int(r.site)))
-    return None
+    ev = hottest_read_only_gather(f)
+    if ev is None:
+        return None
+    # a candidate: only a replay in which the copy costs less than the gathers it serves keeps it
+    return Hit(ev, sites=[ev["site"]], change=StageLocal(ev["site"]))
