@@ -28,6 +28,10 @@ class TracekitError(Exception):
         self.hint = None if hint is None else printable(hint, newlines=True, limit=MESSAGE_LIMIT)
         super().__init__(self._render())
 
+    def __reduce__(self):
+        # raised in a worker process and shown here: keep every part, not only the rendered text
+        return (_rebuild, (type(self), dict(self.__dict__)))
+
     def _render(self) -> str:
         where = []
         if self.path:
@@ -40,6 +44,13 @@ class TracekitError(Exception):
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
+
+
+def _rebuild(cls, state: dict) -> TracekitError:
+    err = cls.__new__(cls)
+    err.__dict__.update(state)
+    Exception.__init__(err, err._render())
+    return err
 
 
 class TraceFormatError(TracekitError):

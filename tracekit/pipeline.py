@@ -166,22 +166,27 @@ def check_options(*, workers=None, scheduler=None, progress=False) -> None:
 
 
 def per_target(trace, loaded: Sequence, work, description: str, progress: bool) -> list:
-    """``work(view, target)`` for each target, in order, with a progress line over all of them.
+    """``work(trace, target)`` for each target, on every core (:func:`analyzers.parallel.map_cores`),
+    results in the order of ``loaded``, with a progress line over all of them.
 
-    The unit is one access analysed on one target (:class:`tracekit.progress.LaunchCredit`):
-    each target reads the trace through its own counting view, finished when its work is done.
+    The unit is one access analysed on one target: with one target the trace is read through
+    a counting view (:class:`tracekit.progress.LaunchCredit`) that moves the line launch by
+    launch; with several, each target's accesses are counted when its analysis is done.
     """
+    from analyzers.parallel import jobs, map_cores
     from tracekit.progress import counting_trace, finish_counting, launch_sizes
     from tracekit.progress import progress as progress_bar
 
-    sizes = launch_sizes(trace) if progress else {}
-    out = []
     with progress_bar(trace.num_accesses * len(loaded), description, enabled=progress) as bar:
-        for t in loaded:
-            view = counting_trace(trace, bar, sizes)
-            out.append(work(view, t))
-            finish_counting(view)
-    return out
+        if progress and (len(loaded) == 1 or jobs() == 1):
+            sizes, out = launch_sizes(trace), []
+            for t in loaded:
+                view = counting_trace(trace, bar, sizes)
+                out.append(work(view, t))
+                finish_counting(view)
+            return out
+        return map_cores(lambda t: work(trace, t), loaded,
+                         on_done=lambda i, _: bar.advance(trace.num_accesses))
 
 
 def write(analysis: Analysis, fmt: str, out: str | os.PathLike) -> Path:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from analyzers.parallel import map_cores
 from analyzers.rules.rule import GAIN_LOW, Finding, registry, severity_of
 from analyzers.rules.runner import checklist_order
 from tracekit.errors import TracekitError
@@ -56,14 +57,22 @@ def price_by_replay(findings: list[Finding], results, trace, *,
     replays = Replays(trace, PRICING_ACCESSES if max_accesses is None else max_accesses)
     done: dict[tuple, object] = {}
 
+    def attempt(task):
+        target, launch, change = task
+        try:
+            return replays.run(targets[target], change, launch)
+        except TracekitError:  # the change does not apply to this launch
+            return None
+
+    def prefetch(tasks) -> None:
+        """The replays of ``tasks`` not yet made, on every core (each is independent of the others)."""
+        todo = list({(t, n, c.spec): (t, n, c) for t, n, c in tasks if (t, n, c.spec) not in done}.items())
+        for (key, _), w in zip(todo, map_cores(attempt, [task for _, task in todo]), strict=True):
+            done[key] = w
+
     def replay(target: str, launch: int, change):
-        key = (target, launch, change.spec)
-        if key not in done:
-            try:
-                done[key] = replays.run(targets[target], change, launch)
-            except TracekitError:  # the change does not apply to this launch
-                done[key] = None
-        return done[key]
+        prefetch([(target, launch, change)])
+        return done[(target, launch, change.spec)]
 
     def usable(f) -> bool:
         """The finding's fix replays and neither slows the launch nor defeats its own purpose."""
@@ -73,15 +82,21 @@ def price_by_replay(findings: list[Finding], results, trace, *,
         return w is not None and not w.after.error and w.gain_fraction >= 0 and not f.change.side_effect(
             w.before, w.after)
 
-    # launch by launch (each launch's head of work-groups is read once), every target's fixes alone and
-    # then together
+    # launch by launch (each launch's head of work-groups is read once, before the workers fork): the
+    # unchanged replay on each target, every fix alone, then the fixes of each target together
     together: dict[tuple, tuple] = {}
-    for launch, target in sorted({(f.launch, f.target) for f in priced}):
-        group = [f for f in priced if f.launch == launch and f.target == target]
-        # speculative candidates (more work per item, a padded pitch) are priced alone: they reshape
-        # the kernel rather than remove one of two tied bottlenecks
-        together.update(_joint_credit([f for f in group if usable(f) and not f.change.speculative], targets,
-                                      replay, Combined))
+    for launch in sorted({f.launch for f in priced}):
+        mine = [f for f in priced if f.launch == launch]
+        replays.prefetch_before(launch, sorted({(f.target, f.change.machine) for f in mine}),
+                                lambda t: targets[t], map_cores)
+        prefetch([(f.target, launch, f.change) for f in mine])
+        for target in sorted({f.target for f in mine}):
+            group = [f for f in mine if f.target == target]
+            # speculative candidates (more work per item, a padded pitch) are priced alone: they reshape
+            # the kernel rather than remove one of two tied bottlenecks
+            fixes = [f for f in group if usable(f) and not f.change.speculative]
+            prefetch(_joint_tasks(fixes, targets, Combined))
+            together.update(_joint_credit(fixes, targets, replay, Combined))
     out = []
     for f in findings:
         if f.change is None or f.target not in targets:
@@ -139,6 +154,30 @@ def whole_launch(w, total_s: float, verdict: str | None) -> dict:
             "replayed_after_s": float(f"{w.time_after_s:.6g}")}
 
 
+def _joint_tasks(findings, targets, combined) -> list[tuple]:
+    """The (target, launch, change) replays :func:`_joint_credit` reads: every launch's fixes together,
+    and together without each one."""
+    out = []
+    for (target, launch), changes in _changes_by_launch(findings, targets).items():
+        if len(changes) < 2:
+            continue
+        specs = sorted(changes)
+        out.append((target, launch, combined(tuple(changes[s] for s in specs))))
+        for spec in specs:
+            rest = [s for s in specs if s != spec]
+            out.append((target, launch, changes[rest[0]] if len(rest) == 1
+                        else combined(tuple(changes[s] for s in rest))))
+    return out
+
+
+def _changes_by_launch(findings, targets) -> dict[tuple, dict[str, object]]:
+    by_launch: dict[tuple, dict[str, object]] = {}
+    for f in findings:
+        if f.change is not None and f.target in targets:
+            by_launch.setdefault((f.target, f.launch), {})[f.change.spec] = f.change
+    return by_launch
+
+
 def _joint_credit(findings, targets, replay, combined) -> dict[tuple, tuple]:
     """Per (target, launch, change): the share of the launch's time the change adds to the other
     fixes of the launch (joint replay against the joint replay without it), the other fixes, and
@@ -146,12 +185,8 @@ def _joint_credit(findings, targets, replay, combined) -> dict[tuple, tuple]:
 
     Only launches with two or more distinct changes are tried, each fix left out once.
     """
-    by_launch: dict[tuple, dict[str, object]] = {}
-    for f in findings:
-        if f.change is not None and f.target in targets:
-            by_launch.setdefault((f.target, f.launch), {})[f.change.spec] = f.change
     out = {}
-    for (target, launch), changes in by_launch.items():
+    for (target, launch), changes in _changes_by_launch(findings, targets).items():
         if len(changes) < 2:
             continue
         specs = sorted(changes)

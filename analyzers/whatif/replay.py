@@ -134,6 +134,30 @@ class Replays:
             self._before[key] = _analyze_one(self._base(launch, machine), target, self.trace)
         return self._before[key]
 
+    def prefetch_before(self, launch: int, wanted, target_of, mapper=None) -> None:
+        """Make the unchanged replays of ``launch`` for each (target name, machine) in ``wanted`` at
+        once, with ``mapper`` (``map``, or :func:`analyzers.parallel.map_cores` to use every core).
+
+        The head is read here first, so that workers forked by ``mapper`` inherit it and every
+        change's replay afterwards finds its unchanged replay made.  One that cannot be made is
+        left for :meth:`run` to report."""
+        try:
+            self.head(launch)
+        except TracekitError:
+            return
+        todo = [(target_of(t), m) for t, m in wanted]
+        todo = [(t, m) for t, m in todo if (t.name, launch, m) not in self._before]
+
+        def make(task):
+            try:
+                return self.before(task[0], launch, task[1])
+            except TracekitError:
+                return None
+
+        for (t, m), res in zip(todo, list((mapper or map)(make, todo)), strict=True):
+            if res is not None:
+                self._before[(t.name, launch, m)] = res
+
     def _base(self, launch: int, machine: bool) -> Launch:
         base = self.head(launch)
         return base.with_(machine_code=self.trace.machine_code) if machine else base
@@ -182,7 +206,7 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
     parts = None
     if table.num_rows > max_accesses and table.column("group")[max_accesses] == table.column("group")[0]:
         table = _head_of_group([table], table.num_rows, 0, max_accesses)[0][0]  # one huge first group
-    acc = table.to_pandas()
+    acc = _decoded(table, ("kernel", "space", "op")).to_pandas()
     del table
     for c in ("kernel", "space", "op"):
         if c in acc:
@@ -200,8 +224,8 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
             t = t.filter(pc.is_in(t.column("group"), keep))
         if t.num_rows:
             ins_parts.append(expand_runs(t))
-    ins = pa.concat_tables(ins_parts).to_pandas() if ins_parts else pd.DataFrame(
-        columns=["kernel", "launch", "group", "item", "site", "opclass", "count"])
+    ins = (_decoded(pa.concat_tables(ins_parts), ("kernel", "opclass")).to_pandas() if ins_parts else
+           pd.DataFrame(columns=["kernel", "launch", "group", "item", "site", "opclass", "count"]))
     for c in ("kernel", "opclass"):
         if c in ins:
             ins[c] = ins[c].astype(str)
@@ -215,6 +239,15 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
     row["metadata"] = meta
     sites = trace.sites.to_pandas() if trace.sites.num_rows else None
     return Launch(acc, ins, row, roles=site_roles(sites, geo.kernel))
+
+
+def _decoded(table: pa.Table, names) -> pa.Table:
+    """``table`` with its dictionary-encoded text columns ``names`` as plain strings, decoded by Arrow
+    (the head's frames hold text that changes write into; pandas would decode them row by row)."""
+    for c in names:
+        if c in table.column_names and pa.types.is_dictionary(table.schema.field(c).type):
+            table = table.set_column(table.schema.get_field_index(c), c, table.column(c).cast(pa.string()))
+    return table
 
 
 def _head_of_group(parts: list[pa.Table], rows: int, group_from: int, max_accesses: int):

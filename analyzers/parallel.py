@@ -1,0 +1,104 @@
+"""Independent pieces of one analysis on every core of this machine.
+
+A checklist is priced by many replays of the same launch (every target, every fix alone
+and together), and each is independent of the others once the launch's head of
+work-groups and its unchanged replay are known.  :func:`map_cores` runs such pieces in
+forked worker processes: a fork inherits what the caller already computed (the trace,
+the head, the unchanged replays), so only the small task and its result cross between
+processes, and nothing is read or replayed twice.  Results come back in the order of the
+tasks, so the output does not depend on how many cores ran it.
+
+The number of processes is every core this process may run on, or ``TRACEKIT_JOBS``
+(``1`` runs everything in this process).  Inside a worker, further calls run in turn:
+processes are never nested.  On a platform without ``fork`` the pieces run in turn.
+Beyond one machine the Dask path (:mod:`tracekit.distributed`) is the way.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import TypeVar
+
+from tracekit.errors import TracekitError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: The environment variable that sets how many processes an analysis uses (default: every core).
+JOBS_ENV = "TRACEKIT_JOBS"
+#: The most processes :func:`map_cores` starts, whatever is asked.
+JOBS_MAX = 256
+
+_in_worker = False
+_work: tuple[Callable, Sequence] | None = None
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity, where the platform has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def jobs() -> int:
+    """How many processes an analysis may use: ``TRACEKIT_JOBS`` when set, else :func:`cores`."""
+    text = os.environ.get(JOBS_ENV)
+    if text is None or not text.strip():
+        return cores()
+    try:
+        n = int(text.strip())
+    except ValueError:
+        n = 0
+    if not 1 <= n <= JOBS_MAX:
+        raise TracekitError(f"{JOBS_ENV}={text!r} is not a number of processes",
+                            hint=f"set it to a whole number from 1 to {JOBS_MAX}, or unset it to use "
+                                 f"every core ({cores()} here)")
+    return n
+
+
+def map_cores(fn: Callable[[T], R], tasks: Sequence[T], *, processes: int | None = None,
+              on_done: Callable[[int, R], None] | None = None) -> list[R]:
+    """``[fn(t) for t in tasks]``, spread over forked processes when there are several tasks and cores.
+
+    ``fn`` and the tasks reach the workers through the fork (neither is pickled); each result
+    is pickled back.  ``on_done(i, result)`` is called here as each task finishes (a progress
+    line).  An exception in a task is raised here, as it would be in a loop.
+    """
+    global _work
+    tasks = list(tasks)
+    n = min(jobs() if processes is None else processes, len(tasks))
+    if n <= 1 or _in_worker or "fork" not in multiprocessing.get_all_start_methods():
+        out = []
+        for i, t in enumerate(tasks):
+            out.append(fn(t))
+            if on_done is not None:
+                on_done(i, out[-1])
+        return out
+    _work = (fn, tasks)
+    try:
+        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_enter_worker) as pool:
+            futures = {pool.submit(_run, i): i for i in range(len(tasks))}
+            results: list = [None] * len(tasks)
+            for fut in as_completed(futures):
+                i = futures[fut]
+                results[i] = fut.result()
+                if on_done is not None:
+                    on_done(i, results[i])
+            return results
+    finally:
+        _work = None
+
+
+def _enter_worker() -> None:
+    global _in_worker
+    _in_worker = True
+
+
+def _run(i: int):
+    fn, tasks = _work
+    return fn(tasks[i])

@@ -1,0 +1,91 @@
+"""Independent replays on every core (analyzers.parallel): same answers, in the same order, as one process."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+
+from analyzers import parallel
+from analyzers.parallel import JOBS_ENV, cores, jobs, map_cores
+from tracekit import pipeline
+from tracekit.errors import TraceFormatError, TracekitError
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
+
+
+def _square_and_pid(x: int) -> tuple[int, int]:
+    return x * x, os.getpid()
+
+
+def test_results_keep_the_order_of_the_tasks_and_run_in_other_processes(monkeypatch):
+    monkeypatch.setenv(JOBS_ENV, "2")
+    done = []
+    out = map_cores(_square_and_pid, range(7), on_done=lambda i, r: done.append(i))
+    assert [r[0] for r in out] == [x * x for x in range(7)]
+    assert sorted(done) == list(range(7))
+    assert os.getpid() not in {pid for _, pid in out}
+
+
+def test_one_job_runs_here_in_order(monkeypatch):
+    monkeypatch.setenv(JOBS_ENV, "1")
+    done = []
+    out = map_cores(_square_and_pid, [3, 1, 2], on_done=lambda i, r: done.append(i))
+    assert out == [(9, os.getpid()), (1, os.getpid()), (4, os.getpid())]
+    assert done == [0, 1, 2]
+
+
+def test_a_worker_does_not_start_workers_of_its_own(monkeypatch):
+    monkeypatch.setenv(JOBS_ENV, "2")
+
+    def nested(x):
+        return [pid for _, pid in map_cores(_square_and_pid, [x, x + 1])]
+
+    for pids in map_cores(nested, [1, 2]):
+        assert len(set(pids)) == 1 and pids[0] != os.getpid()
+
+
+def _refuse(x):
+    raise TraceFormatError(f"bad value {x}", path="some.tkt", column="address", hint="look at it")
+
+
+def test_a_users_error_in_a_worker_arrives_whole(monkeypatch):
+    monkeypatch.setenv(JOBS_ENV, "2")
+    with pytest.raises(TraceFormatError) as err:
+        map_cores(_refuse, [1, 2])
+    assert err.value.path == "some.tkt" and err.value.column == "address" and err.value.hint == "look at it"
+    assert str(err.value).startswith("some.tkt, column 'address': bad value")
+    again = pickle.loads(pickle.dumps(err.value))
+    assert str(again) == str(err.value) and isinstance(again, TraceFormatError)
+
+
+@pytest.mark.parametrize("value", ["0", "many", "-3", "100000"])
+def test_a_bad_jobs_setting_is_refused_by_name(monkeypatch, value):
+    monkeypatch.setenv(JOBS_ENV, value)
+    with pytest.raises(TracekitError, match=JOBS_ENV):
+        jobs()
+
+
+def test_jobs_default_to_every_core(monkeypatch):
+    monkeypatch.delenv(JOBS_ENV, raising=False)
+    assert jobs() == cores() >= 1
+    monkeypatch.setenv(JOBS_ENV, " 3 ")
+    assert jobs() == 3
+    assert not parallel._in_worker
+
+
+def test_the_checklist_does_not_depend_on_the_number_of_processes(monkeypatch):
+    """Two targets, fixes priced by replay alone and together: every number is the same on one core
+    and on two (the befores, singles and joint replays run in workers)."""
+    trace = SAMPLES / "transpose_naive.tkt"
+    docs = []
+    for n in ("1", "2"):
+        monkeypatch.setenv(JOBS_ENV, n)
+        docs.append(json.loads(pipeline.analyze(trace, ["adreno-640", "intel-hd530"]).to_json()))
+    assert docs[0] == docs[1]
+    priced = [f for t in docs[0]["targets"].values() for f in t["findings"]
+              if f.get("gain_method") == "replay"]
+    assert priced, "the sample should have fixes priced by replay"
