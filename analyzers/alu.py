@@ -110,7 +110,8 @@ def busy_cycles(issues: np.ndarray, cost: np.ndarray, pipe: np.ndarray, unit: np
     per_pipe = np.bincount(unit[fixed] * n_pipes + pipe[fixed], weights=cyc[fixed],
                            minlength=n_units * n_pipes).reshape(n_units, n_pipes)
     flexible = on_pipe & (alt >= 0)
-    for a, b in sorted({(int(x), int(y)) for x, y in zip(pipe[flexible], alt[flexible], strict=True)}):
+    pair = np.flatnonzero(np.bincount(pipe[flexible] * n_pipes + alt[flexible], minlength=n_pipes * n_pipes))
+    for a, b in ((int(p) // n_pipes, int(p) % n_pipes) for p in pair):  # in (pipe, alt) order
         rows = flexible & (pipe == a) & (alt == b)
         work = np.bincount(unit[rows], weights=cyc[rows], minlength=n_units)
         fa, fb = per_pipe[:, a], per_pipe[:, b]

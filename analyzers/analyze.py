@@ -194,7 +194,7 @@ def ir_priced_at_width(target, table_target, pricing):
 
 def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory | None,
                    sites: pd.DataFrame | None = None, machine=None, *, issues: pd.DataFrame | None = None,
-                   site_table: bool = True) -> LaunchResult:
+                   site_table: bool = True, simd: SimdResult | None = None) -> LaunchResult:
     """The execution models and the verdict for one launch whose memory replay is done.
 
     ``instructions``: the launch's rows as a table, or an iterable of batches
@@ -204,7 +204,8 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     (:func:`analyzers.machine_code.launch_target`).
     ``issues``: the rows already reduced to issues per wave (:func:`wave_issues`) at this
     target's wave layout, when several variants of one target are analysed (the instruction
-    rows are then not read); ``site_table=False`` leaves the per-site table out.
+    rows are then not read); ``site_table=False`` leaves the per-site table out.  ``simd``: the
+    SIMD utilisation already computed from those ``issues`` (it depends on the wave layout alone).
     """
     from analyzers import machine_code as mc
 
@@ -221,7 +222,7 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     if issues is None:
         issues = (wave_issues(instructions, layout) if isinstance(instructions, pa.Table)
                   else wave_issues_batches(instructions, layout))
-    res.simd = simd_utilization(geo, target, issues=issues)
+    res.simd = simd if simd is not None else simd_utilization(geo, target, issues=issues)
     res.occupancy = occupancy(geo, layout, target)
     units = min(int(target.compute_units), max(1, _work_units(geo, layout)))
     pricing = None

@@ -138,7 +138,7 @@ def load_chains(issues: pd.DataFrame, load_sites, store_sites=(), group_of=None,
     """
     if issues.empty:
         return LoadChains(0.0, 0.0)
-    ops = issues["opclass"].astype(str)
+    ops = issues["opclass"]   # compared as it is (a category column): no text per row
     st = issues[issues["site"].isin(list(store_sites)) & ops.isin(["store", "atomic"])]
     stores = float(st.groupby("wave", sort=False)["issues"].sum().mean()) if not st.empty else 0.0
     sel = issues[issues["site"].isin(list(load_sites)) & ops.isin(["load", "atomic"])]

@@ -49,13 +49,19 @@ def is_sequence(opclass: str) -> bool:
     return opclass.endswith("_div") or opclass.startswith("math_")
 
 
+def sequence_rows(opclass: pd.Series) -> np.ndarray:
+    """Rows whose class :func:`is_sequence` says, each distinct class asked once."""
+    codes, names = pd.factorize(opclass, sort=False)
+    flags = np.array([is_sequence(str(n)) for n in names] + [False], dtype=bool)
+    return flags[codes]   # a missing class (code -1) takes the last flag: not a sequence
+
+
 def site_classes(issues: pd.DataFrame, roles: dict[int, str], waves: int) -> dict[int, str]:
     """site -> role class, from its role and whether a wave issues it more than once on average."""
     if not roles or issues.empty or waves <= 0:
         return {}
     per_site = issues.groupby("site", observed=True)["issues"].sum() / float(waves)
-    seq = {int(s) for s, op in zip(issues["site"], issues["opclass"].astype(str), strict=True)
-           if is_sequence(op)}
+    seq = set(issues.loc[sequence_rows(issues["opclass"]), "site"].astype(np.int64).tolist())
     out = {}
     for site, n in per_site.items():
         if int(site) in seq:

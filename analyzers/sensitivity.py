@@ -36,6 +36,7 @@ from analyzers.analyze import LaunchResult, analyze_launch, resolve_target, reso
 from analyzers.geometry import launch_geometries
 from analyzers.memory_adapter import LaunchMemory, memory_by_launch
 from analyzers.occupancy import LaunchDoesNotFit, check_fits
+from analyzers.parallel import map_cores
 from analyzers.simd import wave_issues_batches, wave_layout
 
 FACTORS = (0.5, 2.0)
@@ -184,6 +185,7 @@ def sensitivity(trace, target, *, factors: Iterable[float] = FACTORS, launches: 
         if base.error or base.bound is None:
             continue
         base_t = base.time_estimates["total_s"]
+        tried = []
         for field in read_fields(base, target):
             if wanted is not None and field not in wanted:
                 continue
@@ -193,19 +195,20 @@ def sensitivity(trace, target, *, factors: Iterable[float] = FACTORS, launches: 
                 continue
             for f in factors:
                 made = scaled(target, field, f)
-                if made is None:
-                    continue
-                variant, value = made
-                if _needs_replay(field):
-                    mem = memory_by_launch(trace, variant, [geo]).get(geo.launch)
-                else:
-                    mem = _retargeted(memory.get(geo.launch), variant)
-                res = analyze_launch(geo, variant, None, mem, sites, issues=issues, site_table=False)
-                verdict = res.verdict if res.error is None else "error"
-                total = res.time_estimates.get("total_s") if res.error is None else float("nan")
-                rows.append({"launch": geo.launch, "kernel": geo.kernel, "field": field, "factor": f,
-                             "value": value, "base_value": value_of(target, field), "verdict": verdict,
-                             "base_verdict": base.verdict, "total_s": total, "base_total_s": base_t,
-                             "verdict_changed": verdict != base.verdict,
-                             "time_change": total / base_t - 1.0 if base_t else float("nan")})
+                if made is not None:
+                    tried.append((field, f, *made))
+        # the cache variants' replays are independent of each other: on every core
+        replayed = iter(map_cores(lambda variant, g=geo: memory_by_launch(trace, variant, [g]).get(g.launch),
+                                  [v for field, _, v, _ in tried if _needs_replay(field)]))
+        for field, f, variant, value in tried:
+            mem = next(replayed) if _needs_replay(field) else _retargeted(memory.get(geo.launch), variant)
+            res = analyze_launch(geo, variant, None, mem, sites, issues=issues, site_table=False,
+                                 simd=base.simd if base.geometry == geo else None)
+            verdict = res.verdict if res.error is None else "error"
+            total = res.time_estimates.get("total_s") if res.error is None else float("nan")
+            rows.append({"launch": geo.launch, "kernel": geo.kernel, "field": field, "factor": f,
+                         "value": value, "base_value": value_of(target, field), "verdict": verdict,
+                         "base_verdict": base.verdict, "total_s": total, "base_total_s": base_t,
+                         "verdict_changed": verdict != base.verdict,
+                         "time_change": total / base_t - 1.0 if base_t else float("nan")})
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -90,13 +90,13 @@ def price_by_replay(findings: list[Finding], results, trace, *,
         replays.prefetch_before(launch, sorted({(f.target, f.change.machine) for f in mine}),
                                 lambda t: targets[t], map_cores)
         prefetch([(f.target, launch, f.change) for f in mine])
-        for target in sorted({f.target for f in mine}):
-            group = [f for f in mine if f.target == target]
-            # speculative candidates (more work per item, a padded pitch) are priced alone: they reshape
-            # the kernel rather than remove one of two tied bottlenecks
-            fixes = [f for f in group if usable(f) and not f.change.speculative]
-            prefetch(_joint_tasks(fixes, targets, Combined))
-            together.update(_joint_credit(fixes, targets, replay, Combined))
+        # speculative candidates (more work per item, a padded pitch) are priced alone: they reshape the
+        # kernel rather than remove one of two tied bottlenecks
+        fixes = {t: [f for f in mine if f.target == t and usable(f) and not f.change.speculative]
+                 for t in sorted({f.target for f in mine})}
+        prefetch([task for group in fixes.values() for task in _joint_tasks(group, targets, Combined)])
+        for group in fixes.values():
+            together.update(_joint_credit(group, targets, replay, Combined))
     out = []
     for f in findings:
         if f.change is None or f.target not in targets:

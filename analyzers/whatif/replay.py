@@ -291,6 +291,7 @@ def launch_trace(launch: Launch, sites: pa.Table, path: str = "<what-if>") -> Tr
     # text columns as categories: Arrow takes them as dictionaries, not one string per row
     acc = acc.astype({c: "category" for c in ("kernel", "space", "op") if c in acc})
     ins = launch.instructions
+    ins = ins.astype({c: "category" for c in ("kernel", "opclass") if c in ins})
     row = dict(launch.row)
     meta = row.get("metadata") or {}
     row["metadata"] = json.dumps(meta, sort_keys=True) if meta else None
