@@ -89,3 +89,11 @@ def test_the_checklist_does_not_depend_on_the_number_of_processes(monkeypatch):
     priced = [f for t in docs[0]["targets"].values() for f in t["findings"]
               if f.get("gain_method") == "replay"]
     assert priced, "the sample should have fixes priced by replay"
+
+
+def test_the_command_refuses_a_bad_jobs_setting_and_writes_nothing(run_cli, monkeypatch, tmp_path):
+    monkeypatch.setenv(JOBS_ENV, "lots")
+    out = tmp_path / "report.json"
+    res = run_cli("analyze", SAMPLES / "vector_add.tkt", "-t", "adreno-640", "-t", "intel-hd530", "-o", out)
+    assert res.code == 2 and JOBS_ENV in res.text and "'lots'" in res.text
+    assert not out.exists()

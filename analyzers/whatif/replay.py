@@ -27,6 +27,7 @@ from tracekit.trace import metadata as launch_metadata
 from tracekit.trace import store
 from tracekit.trace.reader import Trace
 from tracekit.trace.runs import expand_runs
+from tracekit.trace.vocabulary import OPS, SPACES
 
 #: Accesses a what-if replays at most per launch (both sides): a head of whole work-groups.
 MAX_ACCESSES = 1 << 21
@@ -206,11 +207,16 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
     parts = None
     if table.num_rows > max_accesses and table.column("group")[max_accesses] == table.column("group")[0]:
         table = _head_of_group([table], table.num_rows, 0, max_accesses)[0][0]  # one huge first group
-    acc = _decoded(table, ("kernel", "space", "op")).to_pandas()
+    acc = table.to_pandas()
     del table
-    for c in ("kernel", "space", "op"):
+    # text as categories (sorting or cutting the head then moves a small code a row, not a string);
+    # the space and the operation over their whole vocabulary, since changes write any of its words
+    for c, words in (("kernel", None), ("space", SPACES), ("op", OPS)):
         if c in acc:
-            acc[c] = acc[c].astype(str)
+            col = acc[c] if isinstance(acc[c].dtype, pd.CategoricalDtype) else acc[c].astype("category")
+            names = [str(x) for x in col.cat.categories]
+            col = col.cat.rename_categories(names)
+            acc[c] = col.cat.set_categories(list(words) if words else names)
     acc["address"] = acc["address"].astype(np.uint64)
     groups = np.unique(acc["group"].to_numpy()) if len(acc) else np.zeros(0, np.int64)
     ins_parts = []
