@@ -148,6 +148,9 @@ class Replays:
             return
         todo = [(target_of(t), m) for t, m in wanted]
         todo = [(t, m) for t, m in todo if (t.name, launch, m) not in self._before]
+        if mapper is not None and len(todo) > 1:
+            for t, m in todo:
+                self._warm(t, launch, m)
 
         def make(task):
             try:
@@ -158,6 +161,22 @@ class Replays:
         for (t, m), res in zip(todo, list((mapper or map)(make, todo)), strict=True):
             if res is not None:
                 self._before[(t.name, launch, m)] = res
+
+    def _warm(self, target, launch: int, machine: bool) -> None:
+        """Replay the head's first work-group here once, so that the compiled kernels the replay of
+        ``target`` calls are loaded in this process before workers fork: each worker would
+        otherwise load them again from the disk cache (a second or more of a worker's time)."""
+        base = self._base(launch, machine)
+        acc, ins = base.accesses, base.instructions
+        first = acc["group"].iloc[0] if len(acc) else (ins["group"].iloc[0] if len(ins) else None)
+        if first is None:
+            return
+        one = base.with_(accesses=acc[acc["group"] == first].reset_index(drop=True),
+                         instructions=ins[ins["group"] == first].reset_index(drop=True))
+        try:
+            _analyze_one(one, target, self.trace)
+        except Exception:  # noqa: BLE001 - only a warm-up: the real replay runs next and reports
+            pass
 
     def _base(self, launch: int, machine: bool) -> Launch:
         base = self.head(launch)
