@@ -20,6 +20,7 @@ from analyzers.analyze import (
     resolve_trace,
 )
 from analyzers.geometry import launch_geometries
+from analyzers.parallel import jobs
 from analyzers.roles import site_roles
 from analyzers.whatif.changes import Change, Launch, parse_change
 from tracekit.errors import TracekitError
@@ -148,7 +149,7 @@ class Replays:
             return
         todo = [(target_of(t), m) for t, m in wanted]
         todo = [(t, m) for t, m in todo if (t.name, launch, m) not in self._before]
-        if mapper is not None and len(todo) > 1:
+        if mapper is not None and len(todo) > 1 and jobs() > 1:
             for t, m in todo:
                 self._warm(t, launch, m)
 
