@@ -31,6 +31,10 @@ R = TypeVar("R")
 JOBS_ENV = "TRACEKIT_JOBS"
 #: The most processes :func:`map_cores` starts, whatever is asked.
 JOBS_MAX = 256
+#: The most memory one launch's analysis on one target takes: the replay streams a launch in chunks,
+#: so it does not grow with the trace (``bench/bench_full.py`` measures it against a 1.5 GB budget).
+#: Callers pass it as ``memory_each`` so that fewer analyses run at once where memory is short.
+ANALYSIS_PEAK_BYTES = 3 << 29
 
 _in_worker = False
 _work: tuple[Callable, Sequence] | None = None
@@ -60,17 +64,34 @@ def jobs() -> int:
     return n
 
 
+def available_memory() -> int | None:
+    """Bytes of memory the system can give without swapping (``MemAvailable``), None where unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 def map_cores(fn: Callable[[T], R], tasks: Sequence[T], *, processes: int | None = None,
-              on_done: Callable[[int, R], None] | None = None) -> list[R]:
+              on_done: Callable[[int, R], None] | None = None, memory_each: int | None = None) -> list[R]:
     """``[fn(t) for t in tasks]``, spread over forked processes when there are several tasks and cores.
 
     ``fn`` and the tasks reach the workers through the fork (neither is pickled); each result
     is pickled back.  ``on_done(i, result)`` is called here as each task finishes (a progress
-    line).  An exception in a task is raised here, as it would be in a loop.
+    line).  ``memory_each``: the most memory one task may take; no more processes start than
+    the free memory holds (an analysis that fits in one process must not swap in several).
+    An exception in a task is raised here, as it would be in a loop.
     """
     global _work
     tasks = list(tasks)
     n = min(jobs() if processes is None else processes, len(tasks))
+    free = available_memory() if memory_each and n > 1 else None
+    if free is not None:
+        n = min(n, max(1, free // int(memory_each)))
     if n <= 1 or _in_worker or "fork" not in multiprocessing.get_all_start_methods():
         out = []
         for i, t in enumerate(tasks):

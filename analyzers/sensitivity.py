@@ -36,7 +36,7 @@ from analyzers.analyze import LaunchResult, analyze_launch, resolve_target, reso
 from analyzers.geometry import launch_geometries
 from analyzers.memory_adapter import LaunchMemory, memory_by_launch
 from analyzers.occupancy import LaunchDoesNotFit, check_fits
-from analyzers.parallel import map_cores
+from analyzers.parallel import ANALYSIS_PEAK_BYTES, map_cores
 from analyzers.simd import wave_issues_batches, wave_layout
 
 FACTORS = (0.5, 2.0)
@@ -199,7 +199,8 @@ def sensitivity(trace, target, *, factors: Iterable[float] = FACTORS, launches: 
                     tried.append((field, f, *made))
         # the cache variants' replays are independent of each other: on every core
         replayed = iter(map_cores(lambda variant, g=geo: memory_by_launch(trace, variant, [g]).get(g.launch),
-                                  [v for field, _, v, _ in tried if _needs_replay(field)]))
+                                  [v for field, _, v, _ in tried if _needs_replay(field)],
+                                  memory_each=ANALYSIS_PEAK_BYTES))
         for field, f, variant, value in tried:
             mem = next(replayed) if _needs_replay(field) else _retargeted(memory.get(geo.launch), variant)
             res = analyze_launch(geo, variant, None, mem, sites, issues=issues, site_table=False,

@@ -97,3 +97,18 @@ def test_the_command_refuses_a_bad_jobs_setting_and_writes_nothing(run_cli, monk
     res = run_cli("analyze", SAMPLES / "vector_add.tkt", "-t", "adreno-640", "-t", "intel-hd530", "-o", out)
     assert res.code == 2 and JOBS_ENV in res.text and "'lots'" in res.text
     assert not out.exists()
+
+
+def test_no_more_processes_start_than_the_free_memory_holds(monkeypatch):
+    monkeypatch.setenv(JOBS_ENV, "4")
+    monkeypatch.setattr(parallel, "available_memory", lambda: 3 << 30)
+    pids = {pid for _, pid in map_cores(_square_and_pid, range(6), memory_each=2 << 30)}
+    assert pids == {os.getpid()}        # room for one: it runs here
+    monkeypatch.setattr(parallel, "available_memory", lambda: 5 << 30)
+    pids = {pid for _, pid in map_cores(_square_and_pid, range(12), memory_each=2 << 30)}
+    assert os.getpid() not in pids and 1 <= len(pids) <= 2
+
+
+def test_free_memory_is_read_from_the_system():
+    free = parallel.available_memory()
+    assert free is None or free > 0

@@ -173,7 +173,7 @@ def per_target(trace, loaded: Sequence, work, description: str, progress: bool) 
     a counting view (:class:`tracekit.progress.LaunchCredit`) that moves the line launch by
     launch; with several, each target's accesses are counted when its analysis is done.
     """
-    from analyzers.parallel import jobs, map_cores
+    from analyzers.parallel import ANALYSIS_PEAK_BYTES, jobs, map_cores
     from tracekit.progress import counting_trace, finish_counting, launch_sizes
     from tracekit.progress import progress as progress_bar
 
@@ -185,7 +185,7 @@ def per_target(trace, loaded: Sequence, work, description: str, progress: bool) 
                 out.append(work(view, t))
                 finish_counting(view)
             return out
-        return map_cores(lambda t: work(trace, t), loaded,
+        return map_cores(lambda t: work(trace, t), loaded, memory_each=ANALYSIS_PEAK_BYTES,
                          on_done=lambda i, _: bar.advance(trace.num_accesses))
 
 

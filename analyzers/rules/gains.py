@@ -34,6 +34,9 @@ from tracekit.errors import TracekitError
 #: pricing a checklist stays bounded however long the trace is (640 Ki: every bundled sample's
 #: launches are priced whole, and pricing a long trace stays well inside the analysis' memory).
 PRICING_ACCESSES = 640 << 10
+#: The most memory one replay of such a head takes (both sides, the change's copies of the frames):
+#: fewer replays run at once where the free memory does not hold this many.
+REPLAY_PEAK_BYTES = 1 << 30
 
 
 def price_by_replay(findings: list[Finding], results, trace, *,
@@ -67,7 +70,8 @@ def price_by_replay(findings: list[Finding], results, trace, *,
     def prefetch(tasks) -> None:
         """The replays of ``tasks`` not yet made, on every core (each is independent of the others)."""
         todo = list({(t, n, c.spec): (t, n, c) for t, n, c in tasks if (t, n, c.spec) not in done}.items())
-        for (key, _), w in zip(todo, map_cores(attempt, [task for _, task in todo]), strict=True):
+        made = map_cores(attempt, [task for _, task in todo], memory_each=REPLAY_PEAK_BYTES)
+        for (key, _), w in zip(todo, made, strict=True):
             done[key] = w
 
     def replay(target: str, launch: int, change):
@@ -88,7 +92,8 @@ def price_by_replay(findings: list[Finding], results, trace, *,
     for launch in sorted({f.launch for f in priced}):
         mine = [f for f in priced if f.launch == launch]
         replays.prefetch_before(launch, sorted({(f.target, f.change.machine) for f in mine}),
-                                lambda t: targets[t], map_cores)
+                                lambda t: targets[t],
+                                lambda fn, tasks: map_cores(fn, tasks, memory_each=REPLAY_PEAK_BYTES))
         prefetch([(f.target, launch, f.change) for f in mine])
         # speculative candidates (more work per item, a padded pitch) are priced alone: they reshape the
         # kernel rather than remove one of two tied bottlenecks
