@@ -194,7 +194,8 @@ def ir_priced_at_width(target, table_target, pricing):
 
 def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory | None,
                    sites: pd.DataFrame | None = None, machine=None, *, issues: pd.DataFrame | None = None,
-                   site_table: bool = True, simd: SimdResult | None = None) -> LaunchResult:
+                   site_table: bool = True, simd: SimdResult | None = None,
+                   issues_memo: dict | None = None) -> LaunchResult:
     """The execution models and the verdict for one launch whose memory replay is done.
 
     ``instructions``: the launch's rows as a table, or an iterable of batches
@@ -206,6 +207,9 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     target's wave layout, when several variants of one target are analysed (the instruction
     rows are then not read); ``site_table=False`` leaves the per-site table out.  ``simd``: the
     SIMD utilisation already computed from those ``issues`` (it depends on the wave layout alone).
+    ``issues_memo``: a dict the caller keeps for one unchanged set of instruction rows (the same
+    launch replayed after changes that rewrite its accesses only); the issues per wave are
+    reduced once per wave layout and read from it afterwards.
     """
     from analyzers import machine_code as mc
 
@@ -220,8 +224,13 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
         return res
     layout = wave_layout(geo, target)
     if issues is None:
-        issues = (wave_issues(instructions, layout) if isinstance(instructions, pa.Table)
-                  else wave_issues_batches(instructions, layout))
+        key = (geo.launch, layout)
+        issues = issues_memo.get(key) if issues_memo is not None else None
+        if issues is None:
+            issues = (wave_issues(instructions, layout) if isinstance(instructions, pa.Table)
+                      else wave_issues_batches(instructions, layout))
+            if issues_memo is not None:
+                issues_memo[key] = issues
     res.simd = simd if simd is not None else simd_utilization(geo, target, issues=issues)
     res.occupancy = occupancy(geo, layout, target)
     units = min(int(target.compute_units), max(1, _work_units(geo, layout)))
@@ -295,11 +304,12 @@ def recorded_launches(trace) -> set[int]:
     return trace.launch_ids("accesses") | trace.launch_ids("instructions")
 
 
-def analyze(trace, target) -> AnalysisResult:
+def analyze(trace, target, *, issues_memo: dict | None = None) -> AnalysisResult:
     """Analyse every launch of ``trace`` on ``target`` (a :class:`Target`, a shipped name or a path).
 
     Bad launches become errors inside the result; only an unreadable trace or
-    target raises (:class:`~tracekit.errors.TracekitError`).
+    target raises (:class:`~tracekit.errors.TracekitError`).  ``issues_memo``: see
+    :func:`analyze_launch` (what-if replays of one launch share it).
     """
     from analyzers.machine_code import kernels_for_target, launch_target
 
@@ -328,7 +338,8 @@ def analyze(trace, target) -> AnalysisResult:
             continue
         # only this launch's row groups; runs of work-items stay runs (the SIMD model weights them)
         rows = trace.iter_batches("instructions", launches=[geo.launch], runs=True)
-        res = analyze_launch(geo, target, rows, memory.get(geo.launch), sites, code[geo.launch])
+        res = analyze_launch(geo, target, rows, memory.get(geo.launch), sites, code[geo.launch],
+                             issues_memo=issues_memo)
         if res.alu is not None:  # classes the target cannot run: said at the top, not only per launch
             warnings.extend(f"launch {geo.launch} ({geo.kernel}): {w}" for w in res.alu.warnings)
         out.append(res)

@@ -116,14 +116,12 @@ class Analysis:
         or doubled (:func:`analyzers.sensitivity.sensitivity`, on the analysis already made).
         Cache sizes, which need the replay run again, are tried only on traces of at most
         :data:`SENSITIVITY_REPLAY_ACCESSES` accesses."""
+        from analyzers.parallel import ANALYSIS_PEAK_BYTES, map_cores
         from analyzers.sensitivity import sensitivity
 
         replay = self.trace.num_accesses <= SENSITIVITY_REPLAY_ACCESSES
-        out = []
-        for r in self.results:
-            df = sensitivity(self.trace, r.target, result=r, replay_caches=replay)
-            out.append(df.assign(target=r.target.name))
-        return out
+        return map_cores(lambda r: sensitivity(self.trace, r.target, result=r, replay_caches=replay)
+                         .assign(target=r.target.name), self.results, memory_each=ANALYSIS_PEAK_BYTES)
 
     def report_model(self, title: str | None = None):
         """The HTML/PDF report model: every target's analysis, the checklist and the sensitivity."""

@@ -115,6 +115,9 @@ class Replays:
         self.geos = {g.launch: g for g in launch_geometries(self.trace)[0]}
         self._head: tuple[int, Launch] | None = None
         self._before: dict[tuple[str, int], LaunchResult] = {}
+        #: per (target, launch, machine): the head's issues per wave, shared by the unchanged replay
+        #: and every change that leaves the instruction rows alone (analyze_launch's issues_memo)
+        self._issues: dict[tuple[str, int, bool], dict] = {}
         self._sites = self.trace.sites.to_pandas() if self.trace.sites.num_rows else None
 
     def head(self, launch: int) -> Launch:
@@ -133,7 +136,8 @@ class Replays:
         machine code, as the changes that rewrite it are."""
         key = (target.name, launch, machine)
         if key not in self._before:
-            self._before[key] = _analyze_one(self._base(launch, machine), target, self.trace)
+            self._before[key] = _analyze_one(self._base(launch, machine), target, self.trace,
+                                             self._issues.setdefault(key, {}))
         return self._before[key]
 
     def prefetch_before(self, launch: int, wanted, target_of, mapper=None) -> None:
@@ -154,14 +158,16 @@ class Replays:
                 self._warm(t, launch, m)
 
         def make(task):
+            target, machine = task
             try:
-                return self.before(task[0], launch, task[1])
+                return self.before(target, launch, machine), self._issues.get((target.name, launch, machine))
             except TracekitError:
-                return None
+                return None, None
 
-        for (t, m), res in zip(todo, list((mapper or map)(make, todo)), strict=True):
+        for (t, m), (res, memo) in zip(todo, list((mapper or map)(make, todo)), strict=True):
             if res is not None:
                 self._before[(t.name, launch, m)] = res
+                self._issues[(t.name, launch, m)] = memo or {}
 
     def _warm(self, target, launch: int, machine: bool) -> None:
         """Replay the head's first work-group here once, so that the compiled kernels the replay of
@@ -191,7 +197,9 @@ class Replays:
         before = self.before(target, launch, change.machine)
         changed = change.apply(base, target)
         if change.needs_replay or before.memory is None:
-            after = _analyze_one(changed, target, self.trace)
+            same_rows = changed.instructions is base.instructions and _same_shape(changed.row, base.row)
+            memo = self._issues.get((target.name, launch, change.machine)) if same_rows else None
+            after = _analyze_one(changed, target, self.trace, memo)
         else:
             after = _reprice(changed, target, self.trace, before.memory, self._sites)
         kept = int(base.accesses["group"].nunique()) if len(base.accesses) else 0
@@ -316,20 +324,33 @@ def launch_trace(launch: Launch, sites: pa.Table, path: str = "<what-if>") -> Tr
         acc = acc.sort_values(["group", "item", "seq"], kind="stable")
     # text columns as categories: Arrow takes them as dictionaries, not one string per row
     acc = acc.astype({c: "category" for c in ("kernel", "space", "op") if c in acc})
-    ins = launch.instructions
-    ins = ins.astype({c: "category" for c in ("kernel", "opclass") if c in ins})
     row = dict(launch.row)
     meta = row.get("metadata") or {}
     row["metadata"] = json.dumps(meta, sort_keys=True) if meta else None
     tables = {
         "accesses": store.conform(pa.Table.from_pandas(acc, preserve_index=False), "accesses"),
-        "instructions": store.conform(pa.Table.from_pandas(ins, preserve_index=False), "instructions"),
+        "instructions": _instructions_table(launch.instructions),
         "launches": store.conform(pa.Table.from_pylist([row]), "launches"),
         "sites": sites,
     }
     if launch.machine_code is not None:
         tables["machine_code"] = launch.machine_code
     return Trace(path, _tables=tables)
+
+
+#: The last instruction frame converted and its table: most changes rewrite accesses only, and
+#: every replay of a launch's head then hands over the same frame (one conversion, not one a change).
+_converted: tuple[pd.DataFrame, pa.Table] | None = None
+
+
+def _instructions_table(ins: pd.DataFrame) -> pa.Table:
+    global _converted
+    if _converted is not None and _converted[0] is ins:
+        return _converted[1]
+    coded = ins.astype({c: "category" for c in ("kernel", "opclass") if c in ins})
+    table = store.conform(pa.Table.from_pandas(coded, preserve_index=False), "instructions")
+    _converted = (ins, table)
+    return table
 
 
 def _canonical(acc: pd.DataFrame) -> bool:
@@ -341,9 +362,16 @@ def _canonical(acc: pd.DataFrame) -> bool:
     return bool(np.all((dg > 0) | ((dg == 0) & ((di > 0) | ((di == 0) & (ds > 0))))))
 
 
-def _analyze_one(launch: Launch, target, trace: Trace) -> LaunchResult:
-    res = analyze(launch_trace(launch, trace.sites, str(trace.path)), target)
+def _analyze_one(launch: Launch, target, trace: Trace, issues_memo: dict | None = None) -> LaunchResult:
+    res = analyze(launch_trace(launch, trace.sites, str(trace.path)), target, issues_memo=issues_memo)
     return res.launches[0]
+
+
+def _same_shape(a: dict, b: dict) -> bool:
+    """Two launch rows with the same grid, work-group and build (the wave layout and the compiled
+    code of unchanged instruction rows are then the same)."""
+    return all(list(a.get(k) or []) == list(b.get(k) or []) for k in ("global_size", "local_size")) \
+        and a.get("build_options") == b.get("build_options")
 
 
 def _reprice(launch: Launch, target, trace: Trace, memory, sites) -> LaunchResult:
