@@ -530,7 +530,7 @@ class NativeMath(Change):
                  and c[5:] in NATIVE_BUILTINS and f"math_native_{c[5:]}" in target.alu_cycles}
         if not names:
             return launch
-        return launch.with_(instructions=ins.assign(opclass=ins["opclass"].replace(names)))
+        return launch.with_(instructions=ins.assign(opclass=ins["opclass"].astype(str).replace(names)))
 
 
 @dataclass(frozen=True)

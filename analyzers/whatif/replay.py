@@ -235,16 +235,8 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
     parts = None
     if table.num_rows > max_accesses and table.column("group")[max_accesses] == table.column("group")[0]:
         table = _head_of_group([table], table.num_rows, 0, max_accesses)[0][0]  # one huge first group
-    acc = table.to_pandas()
+    acc = _text_as_categories(table.to_pandas(), {"kernel": None, "space": SPACES, "op": OPS})
     del table
-    # text as categories (sorting or cutting the head then moves a small code a row, not a string);
-    # the space and the operation over their whole vocabulary, since changes write any of its words
-    for c, words in (("kernel", None), ("space", SPACES), ("op", OPS)):
-        if c in acc:
-            col = acc[c] if isinstance(acc[c].dtype, pd.CategoricalDtype) else acc[c].astype("category")
-            names = [str(x) for x in col.cat.categories]
-            col = col.cat.rename_categories(names)
-            acc[c] = col.cat.set_categories(list(words) if words else names)
     acc["address"] = acc["address"].astype(np.uint64)
     groups = np.unique(acc["group"].to_numpy()) if len(acc) else np.zeros(0, np.int64)
     ins_parts = []
@@ -258,11 +250,9 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
             t = t.filter(pc.is_in(t.column("group"), keep))
         if t.num_rows:
             ins_parts.append(expand_runs(t))
-    ins = (_decoded(pa.concat_tables(ins_parts), ("kernel", "opclass")).to_pandas() if ins_parts else
+    ins = (pa.concat_tables(ins_parts).to_pandas() if ins_parts else
            pd.DataFrame(columns=["kernel", "launch", "group", "item", "site", "opclass", "count"]))
-    for c in ("kernel", "opclass"):
-        if c in ins:
-            ins[c] = ins[c].astype(str)
+    ins = _text_as_categories(ins, {"kernel": None, "opclass": None})
     if "items" in ins:
         ins = ins.drop(columns="items")
     row = _launch_row(trace, geo)
@@ -275,13 +265,19 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
     return Launch(acc, ins, row, roles=site_roles(sites, geo.kernel))
 
 
-def _decoded(table: pa.Table, names) -> pa.Table:
-    """``table`` with its dictionary-encoded text columns ``names`` as plain strings, decoded by Arrow
-    (the head's frames hold text that changes write into; pandas would decode them row by row)."""
-    for c in names:
-        if c in table.column_names and pa.types.is_dictionary(table.schema.field(c).type):
-            table = table.set_column(table.schema.get_field_index(c), c, table.column(c).cast(pa.string()))
-    return table
+def _text_as_categories(df: pd.DataFrame, words: dict) -> pd.DataFrame:
+    """``df`` with its text columns as categories of plain strings: sorting or cutting a head then
+    moves a small code a row, not a string.  ``words[c]``: the whole vocabulary of column ``c``
+    (changes may write any of its words), or None for the values present; a change that writes
+    other text converts the column to strings first."""
+    for c, vocab in words.items():
+        if c not in df:
+            continue
+        col = df[c] if isinstance(df[c].dtype, pd.CategoricalDtype) else df[c].astype("category")
+        names = [str(x) for x in col.cat.categories]
+        col = col.cat.rename_categories(names)
+        df[c] = col.cat.set_categories(list(vocab) if vocab else names)
+    return df
 
 
 def _head_of_group(parts: list[pa.Table], rows: int, group_from: int, max_accesses: int):
