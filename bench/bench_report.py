@@ -54,7 +54,8 @@ def run_once(trace: Path, out: Path, env: dict[str, str]) -> tuple[float, float]
     cmd = [sys.executable, "-c", CLI, "analyze", str(trace), *[a for t in TARGETS for a in ("-t", t)],
            "-f", "json", "-o", str(out)]
     cpu0, t0 = _children_cpu(), time.perf_counter()
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    # run from the output's folder: the current directory comes first on the path, before --src
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=out.parent)
     wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
     if done.returncode != 0:
         raise SystemExit(f"analyze {trace.name} failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -74,6 +75,8 @@ def main() -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_report_") as tmp:
+        # not measured: compiles (or loads) the replay kernels of this source tree once
+        run_once(TRACES[0], Path(tmp) / "warm-up.json", one)
         for trace in TRACES[:args.traces]:
             runs = {"all": [], "one": []}
             for r in range(args.repeat):

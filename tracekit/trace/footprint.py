@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import base64
 import zlib
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -50,6 +51,8 @@ class LaunchFootprint:
 
     granule_bytes: int
     buffers: tuple[BufferFootprint, ...]
+    #: unit bytes -> distinct_units(unit bytes): every replay of the launch asks again, on every target
+    _units: dict = field(default_factory=dict, compare=False, repr=False)
 
     def distinct_units(self, unit_bytes: int) -> tuple[int, int, int]:
         """Distinct aligned units of ``unit_bytes`` (a cache's line or sector): read, written,
@@ -58,7 +61,13 @@ class LaunchFootprint:
         Units are counted at device addresses, so two buffers sharing a unit count it
         once.  A unit smaller than a granule cannot be resolved: each touched granule
         then counts as ``granule_bytes / unit_bytes`` units (every byte of it touched).
+        Counted once per unit size (a launch's footprint does not change between replays).
         """
+        if unit_bytes not in self._units:
+            self._units[unit_bytes] = self._count_units(unit_bytes)
+        return self._units[unit_bytes]
+
+    def _count_units(self, unit_bytes: int) -> tuple[int, int, int]:
         sets = []
         for which in ("read", "written"):
             g = self.granule_bytes
@@ -146,6 +155,14 @@ def decode(entry, where: str = "footprint") -> LaunchFootprint:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise TraceFormatError(f"{at}.{key}: expected an integer >= 0, got {v!r}")
     _check_granules(sum(-(-b["size"] // g) for b in bufs), g, where)
+    key = (g, tuple((b["base"], b["size"], b.get("read"), b.get("written"), b.get("arg")) for b in bufs))
+    try:
+        known = _DECODED.get(key)
+    except TypeError:  # a field of an unhashable type: decoded below, which names it
+        key, known = None, None
+    if known is not None:
+        _DECODED.move_to_end(key)
+        return known
     out = []
     for i, b in enumerate(bufs):
         at = f"{where}.buffers[{i}]"
@@ -154,7 +171,18 @@ def decode(entry, where: str = "footprint") -> LaunchFootprint:
         arg = b.get("arg")
         out.append(BufferFootprint(b["base"], b["size"], bits["read"], bits["written"],
                                    arg if isinstance(arg, int) else None))
-    return LaunchFootprint(g, tuple(out))
+    made = LaunchFootprint(g, tuple(out))
+    if key is not None:
+        _DECODED[key] = made
+        while len(_DECODED) > _DECODED_KEPT:
+            _DECODED.popitem(last=False)
+    return made
+
+
+#: Footprints decoded lately, by their metadata text: a launch's footprint is decoded again by every
+#: replay of it (each target, each what-if), and its distinct units are then counted once.
+_DECODED: OrderedDict = OrderedDict()
+_DECODED_KEPT = 16
 
 
 def _check_granules(total: int, granule_bytes: int, where: str) -> None:
