@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -336,17 +337,24 @@ def launch_trace(launch: Launch, sites: pa.Table, path: str = "<what-if>") -> Tr
 
 #: The last instruction frame converted and its table: most changes rewrite accesses only, and
 #: every replay of a launch's head then hands over the same frame (one conversion, not one a change).
-_converted: tuple[pd.DataFrame, pa.Table] | None = None
+_converted: tuple[weakref.ref, pa.Table] | None = None
 
 
 def _instructions_table(ins: pd.DataFrame) -> pa.Table:
     global _converted
-    if _converted is not None and _converted[0] is ins:
+    if _converted is not None and _converted[0]() is ins:
         return _converted[1]
     coded = ins.astype({c: "category" for c in ("kernel", "opclass") if c in ins})
     table = store.conform(pa.Table.from_pandas(coded, preserve_index=False), "instructions")
-    _converted = (ins, table)
+    _converted = (weakref.ref(ins), table)
+    weakref.finalize(ins, _forget, table)   # the table goes with the frame it was made from
     return table
+
+
+def _forget(table: pa.Table) -> None:
+    global _converted
+    if _converted is not None and _converted[1] is table:
+        _converted = None
 
 
 def _canonical(acc: pd.DataFrame) -> bool:

@@ -182,7 +182,7 @@ def decode(entry, where: str = "footprint") -> LaunchFootprint:
 #: Footprints decoded lately, by their metadata text: a launch's footprint is decoded again by every
 #: replay of it (each target, each what-if), and its distinct units are then counted once.
 _DECODED: OrderedDict = OrderedDict()
-_DECODED_KEPT = 16
+_DECODED_KEPT = 4
 
 
 def _check_granules(total: int, granule_bytes: int, where: str) -> None:
