@@ -126,7 +126,9 @@ def register(app: typer.Typer) -> None:
                 shard: ShardOpt = "launch", sample_groups: SampleOpt = None, seed: SeedOpt = 0,
                 what_if: WhatIfOpt = None) -> None:
         """Analyse every launch of TRACE on every --target: verdict, time estimates, evidence and the
-        checklist of fixes (or, with --what-if, the launch before and after one fix)."""
+        checklist of fixes (or, with --what-if, the launch before and after one fix).
+
+        Every core is used (TRACEKIT_JOBS=N: N processes, 1 for this one only)."""
         text = run_analyze(trace, list(target or []), _default_format(fmt, output), output,
                            workers=workers, scheduler=scheduler, shard=shard,
                            sample_groups=sample_groups, seed=seed, what_if=what_if)
