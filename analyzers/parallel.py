@@ -10,7 +10,7 @@ tasks, so the output does not depend on how many cores ran it.
 
 The number of processes is every core this process may run on, or ``TRACEKIT_JOBS``
 (``1`` runs everything in this process).  Inside a worker, further calls run in turn:
-processes are never nested.  On a platform without ``fork`` the pieces run in turn.
+processes are never nested.  Off Linux the pieces run in turn.
 Beyond one machine the Dask path (:mod:`tracekit.distributed`) is the way.
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import TypeVar
@@ -92,7 +93,7 @@ def map_cores(fn: Callable[[T], R], tasks: Sequence[T], *, processes: int | None
     free = available_memory() if memory_each and n > 1 else None
     if free is not None:
         n = min(n, max(1, free // int(memory_each)))
-    if n <= 1 or _in_worker or "fork" not in multiprocessing.get_all_start_methods():
+    if n <= 1 or _in_worker or not _can_fork():
         out = []
         for i, t in enumerate(tasks):
             out.append(fn(t))
@@ -113,6 +114,12 @@ def map_cores(fn: Callable[[T], R], tasks: Sequence[T], *, processes: int | None
             return results
     finally:
         _work = None
+
+
+def _can_fork() -> bool:
+    """Forked workers on Linux only: elsewhere (macOS system libraries) a fork of a process that has
+    started threads is not safe, and the pieces run in turn."""
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
 def _enter_worker() -> None:

@@ -112,3 +112,9 @@ def test_no_more_processes_start_than_the_free_memory_holds(monkeypatch):
 def test_free_memory_is_read_from_the_system():
     free = parallel.available_memory()
     assert free is None or free > 0
+
+
+def test_off_linux_the_pieces_run_here(monkeypatch):
+    monkeypatch.setenv(JOBS_ENV, "2")
+    monkeypatch.setattr(parallel.sys, "platform", "darwin")
+    assert {pid for _, pid in map_cores(_square_and_pid, range(4))} == {os.getpid()}
