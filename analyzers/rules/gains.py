@@ -60,6 +60,9 @@ def price_by_replay(findings: list[Finding], results, trace, *,
     replays = Replays(trace, PRICING_ACCESSES if max_accesses is None else max_accesses)
     done: dict[tuple, object] = {}
 
+    def on_cores(fn, tasks):
+        return map_cores(fn, tasks, memory_each=REPLAY_PEAK_BYTES)
+
     def attempt(task):
         target, launch, change = task
         try:
@@ -70,7 +73,7 @@ def price_by_replay(findings: list[Finding], results, trace, *,
     def prefetch(tasks) -> None:
         """The replays of ``tasks`` not yet made, on every core (each is independent of the others)."""
         todo = list({(t, n, c.spec): (t, n, c) for t, n, c in tasks if (t, n, c.spec) not in done}.items())
-        made = map_cores(attempt, [task for _, task in todo], memory_each=REPLAY_PEAK_BYTES)
+        made = on_cores(attempt, [task for _, task in todo])
         for (key, _), w in zip(todo, made, strict=True):
             done[key] = w
 
@@ -92,8 +95,7 @@ def price_by_replay(findings: list[Finding], results, trace, *,
     for launch in sorted({f.launch for f in priced}):
         mine = [f for f in priced if f.launch == launch]
         replays.prefetch_before(launch, sorted({(f.target, f.change.machine) for f in mine}),
-                                lambda t: targets[t],
-                                lambda fn, tasks: map_cores(fn, tasks, memory_each=REPLAY_PEAK_BYTES))
+                                lambda t: targets[t], on_cores)
         prefetch([(f.target, launch, f.change) for f in mine])
         # speculative candidates (more work per item, a padded pitch) are priced alone: they reshape the
         # kernel rather than remove one of two tied bottlenecks
@@ -159,28 +161,32 @@ def whole_launch(w, total_s: float, verdict: str | None) -> dict:
             "replayed_after_s": float(f"{w.time_after_s:.6g}")}
 
 
-def _joint_tasks(findings, targets, combined) -> list[tuple]:
-    """The (target, launch, change) replays :func:`_joint_credit` reads: every launch's fixes together,
-    and together without each one."""
-    out = []
-    for (target, launch), changes in _changes_by_launch(findings, targets).items():
-        if len(changes) < 2:
-            continue
-        specs = sorted(changes)
-        out.append((target, launch, combined(tuple(changes[s] for s in specs))))
-        for spec in specs:
-            rest = [s for s in specs if s != spec]
-            out.append((target, launch, changes[rest[0]] if len(rest) == 1
-                        else combined(tuple(changes[s] for s in rest))))
-    return out
-
-
-def _changes_by_launch(findings, targets) -> dict[tuple, dict[str, object]]:
+def _joint_plan(findings, targets, combined) -> list[tuple]:
+    """Per launch with two or more distinct fixes: (target, launch, all the fixes together, and per
+    fix (its spec, the other fixes' specs, the change that applies only those))."""
     by_launch: dict[tuple, dict[str, object]] = {}
     for f in findings:
         if f.change is not None and f.target in targets:
             by_launch.setdefault((f.target, f.launch), {})[f.change.spec] = f.change
-    return by_launch
+    plan = []
+    for (target, launch), changes in by_launch.items():
+        if len(changes) < 2:
+            continue
+        specs = sorted(changes)
+        left_out = []
+        for spec in specs:
+            rest = [s for s in specs if s != spec]
+            left_out.append((spec, rest, changes[rest[0]] if len(rest) == 1
+                             else combined(tuple(changes[s] for s in rest))))
+        plan.append((target, launch, combined(tuple(changes[s] for s in specs)), left_out))
+    return plan
+
+
+def _joint_tasks(findings, targets, combined) -> list[tuple]:
+    """The (target, launch, change) replays :func:`_joint_credit` reads."""
+    return [(target, launch, change)
+            for target, launch, joint, left_out in _joint_plan(findings, targets, combined)
+            for change in (joint, *(without for _, _, without in left_out))]
 
 
 def _joint_credit(findings, targets, replay, combined) -> dict[tuple, tuple]:
@@ -191,18 +197,13 @@ def _joint_credit(findings, targets, replay, combined) -> dict[tuple, tuple]:
     Only launches with two or more distinct changes are tried, each fix left out once.
     """
     out = {}
-    for (target, launch), changes in _changes_by_launch(findings, targets).items():
-        if len(changes) < 2:
-            continue
-        specs = sorted(changes)
-        joint = replay(target, launch, combined(tuple(changes[s] for s in specs)))
+    for target, launch, together, left_out in _joint_plan(findings, targets, combined):
+        joint = replay(target, launch, together)
         if joint is None or joint.after.error:
             continue
         base = joint.time_before_s
-        for spec in specs:
-            rest = [s for s in specs if s != spec]
-            without = (replay(target, launch, changes[rest[0]]) if len(rest) == 1
-                       else replay(target, launch, combined(tuple(changes[s] for s in rest))))
+        for spec, rest, change in left_out:
+            without = replay(target, launch, change)
             if without is None or without.after.error or not base:
                 continue
             share = (without.time_after_s - joint.time_after_s) / base

@@ -198,8 +198,9 @@ class Replays:
         before = self.before(target, launch, change.machine)
         changed = change.apply(base, target)
         if change.needs_replay or before.memory is None:
-            same_rows = changed.instructions is base.instructions and _same_shape(changed.row, base.row)
-            memo = self._issues.get((target.name, launch, change.machine)) if same_rows else None
+            # the memo is keyed by wave layout, so a change of grid or build finds nothing stale in it
+            memo = (self._issues.get((target.name, launch, change.machine))
+                    if changed.instructions is base.instructions else None)
             after = _analyze_one(changed, target, self.trace, memo)
         else:
             after = _reprice(changed, target, self.trace, before.memory, self._sites)
@@ -369,13 +370,6 @@ def _canonical(acc: pd.DataFrame) -> bool:
 def _analyze_one(launch: Launch, target, trace: Trace, issues_memo: dict | None = None) -> LaunchResult:
     res = analyze(launch_trace(launch, trace.sites, str(trace.path)), target, issues_memo=issues_memo)
     return res.launches[0]
-
-
-def _same_shape(a: dict, b: dict) -> bool:
-    """Two launch rows with the same grid, work-group and build (the wave layout and the compiled
-    code of unchanged instruction rows are then the same)."""
-    return all(list(a.get(k) or []) == list(b.get(k) or []) for k in ("global_size", "local_size")) \
-        and a.get("build_options") == b.get("build_options")
 
 
 def _reprice(launch: Launch, target, trace: Trace, memory, sites) -> LaunchResult:
