@@ -551,6 +551,45 @@ class Patterns:
     launch: LaunchPatterns
 
 
+class ValueCounts:
+    """How often each value occurred, added a chunk at a time.
+
+    A data-dependent walk can give a new value on almost every row (a hashed gather's row
+    pitch), so the counts are kept as arrays: each chunk's distinct values join a pending
+    list, merged into one sorted table when the list outgrows it (each value is merged a
+    bounded number of times), instead of one dictionary update per value.
+    """
+
+    def __init__(self) -> None:
+        self._values = np.zeros(0, np.float64)
+        self._counts = np.zeros(0, np.int64)
+        self._pending: list[tuple[np.ndarray, np.ndarray]] = []
+        self._pending_rows = 0
+
+    def add(self, values: np.ndarray) -> None:
+        if not len(values):
+            return
+        u, k = np.unique(values, return_counts=True)
+        self._pending.append((u.astype(np.float64), k.astype(np.int64)))
+        self._pending_rows += len(u)
+        if self._pending_rows > max(4096, len(self._values)):
+            self._merge()
+
+    def _merge(self) -> None:
+        if not self._pending:
+            return
+        values = np.concatenate([self._values, *(v for v, _ in self._pending)])
+        counts = np.concatenate([self._counts, *(k for _, k in self._pending)])
+        self._pending, self._pending_rows = [], 0
+        self._values, inv = np.unique(values, return_inverse=True)
+        self._counts = np.bincount(inv.ravel(), weights=counts, minlength=len(self._values)).astype(np.int64)
+
+    def median(self) -> float:
+        """The median of every value added (NaN when none was)."""
+        self._merge()
+        return _hist_median(self._values, self._counts) if len(self._values) else float("nan")
+
+
 class PatternAccumulator:
     """Folds the pattern facts of one launch, chunk by chunk (see the module docstring)."""
 
@@ -576,8 +615,8 @@ class PatternAccumulator:
         self.hot_accesses = HotAddresses()
         self.hot_items = HotAddresses()
         self._stencil_rows: dict[int, np.ndarray] = {}
-        self._stencil_pitch: dict[int, dict[float, int]] = {}
-        self._stencil_cols: dict[int, dict[float, int]] = {}
+        self._stencil_pitch: dict[int, ValueCounts] = {}
+        self._stencil_cols: dict[int, ValueCounts] = {}
 
     # -- per chunk ------------------------------------------------------------------
     def add_rows(self, c: dict, buffer: np.ndarray) -> None:
@@ -613,11 +652,7 @@ class PatternAccumulator:
                 pitches = sp[sel]
                 pitches = pitches[~np.isnan(pitches)]
                 for values, into in ((pitches, self._stencil_pitch), (sc[sel], self._stencil_cols)):
-                    if len(values):
-                        d = into.setdefault(b, {})
-                        u, k = np.unique(values, return_counts=True)
-                        for p, n in zip(u.tolist(), k.tolist(), strict=True):
-                            d[p] = d.get(p, 0) + n
+                    into.setdefault(b, ValueCounts()).add(values)
         self.footprint.add(c["address"], c["size"], c["space"], self.nonlocal_mask)
         atomic = c["op"] == self.ops["atomic"]
         if atomic.any():
@@ -723,10 +758,8 @@ class PatternAccumulator:
             hist = self._stencil_rows[b]
             med = {}
             for name, hists in (("pitch", self._stencil_pitch), ("cols", self._stencil_cols)):
-                h = hists.get(b, {})
-                values = np.array(sorted(h))
-                counts = np.array([h[p] for p in sorted(h)])
-                med[name] = _hist_median(values, counts) if h else float("nan")
+                h = hists.get(b)
+                med[name] = h.median() if h is not None else float("nan")
             rows.append({"buffer": b, "rows": _hist_median(np.arange(len(hist)), hist), **med})
         lp.stencils = pd.DataFrame(rows, columns=["buffer", "rows", "pitch", "cols"])
         return Patterns(df, lp)
