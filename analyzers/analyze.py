@@ -1,6 +1,6 @@
 """``analyze(trace, target)``: every model on every launch, for notebooks, the CLI and jobs.
 
-One call replays the trace's memory accesses on the target (:mod:`analyzers.memory`),
+One call replays the trace's memory accesses on the target (:mod:`analyzers.replay.memory`),
 runs the execution models (SIMD utilisation, ALU cost, occupancy) and combines them
 into time estimates and a verdict per launch.  A launch that cannot run on the
 target (work-group too large, too much local memory) is recorded as an error in the
@@ -18,21 +18,14 @@ import pyarrow.compute as pc
 
 from analyzers import result_dict as rd
 from analyzers.alu import AluPricing, AluResult, alu_cost, dependent_issue_s, wave_issue_s
-from analyzers.bound import (
-    BoundResult,
-    MemoryTraffic,
-    Schedule,
-    batched_overlap,
-    classify,
-    load_chains,
-    load_chains_from_requests,
-)
+from analyzers.bound import BoundResult, classify
+from analyzers.chains import batched_overlap, load_chains, load_chains_from_requests
 from analyzers.compiled import CompiledView, compiled_view, register_moves
 from analyzers.dataflow import Graph, graph
 from analyzers.geometry import LaunchGeometry, launch_geometries
 from analyzers.machine_code import MachineCodeResult
-from analyzers.memory_adapter import LaunchMemory, memory_by_launch
 from analyzers.occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
+from analyzers.replay import LaunchMemory, MemoryTraffic, memory_by_launch
 from analyzers.roles import role_pricing, site_roles
 from analyzers.simd import (
     SimdResult,
@@ -42,6 +35,7 @@ from analyzers.simd import (
     wave_issues_batches,
     wave_layout,
 )
+from analyzers.timing import Schedule
 from tracekit.arguments import check_target, check_targets, check_trace
 from tracekit.errors import TraceFormatError, TracekitError
 

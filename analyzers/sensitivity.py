@@ -34,9 +34,9 @@ import pandas as pd
 from analyzers.alu import cost_of, cycles_table
 from analyzers.analyze import LaunchResult, analyze_launch, resolve_target, resolve_trace
 from analyzers.geometry import launch_geometries
-from analyzers.memory_adapter import LaunchMemory, memory_by_launch
 from analyzers.occupancy import LaunchDoesNotFit, check_fits
 from analyzers.parallel import ANALYSIS_PEAK_BYTES, map_cores
+from analyzers.replay import LaunchMemory, memory_by_launch
 from analyzers.simd import wave_issues_batches, wave_layout
 
 FACTORS = (0.5, 2.0)

@@ -85,7 +85,7 @@ def wave_layout(geo: LaunchGeometry, target) -> WaveLayout:
     Work-groups of at most ``simd.pack_small_groups_up_to`` items share a wave,
     ``width // size`` of them side by side (each taking at least
     ``simd.pack_slot_min_items`` lanes when the target gives it), as
-    :func:`analyzers.waves.pack_factor` folds them for the memory replay.  A
+    :func:`analyzers.replay.waves.pack_factor` folds them for the memory replay.  A
     kernel with barriers whose work-group size is not fixed at compile time gets
     one work-group per wave: the compiler cannot then keep the groups' barriers
     apart (PowerVR guide, §Execution).

@@ -27,7 +27,7 @@ import time
 import numpy as np
 from cachesim import Cache, CacheSimulator, MainMemory
 
-from analyzers.cache import CacheHierarchy
+from analyzers.replay import CacheHierarchy
 from tracekit.targets.model import CacheLevel
 
 L1 = CacheLevel("L1", "compute_unit", 16 * 1024, 64, 4)

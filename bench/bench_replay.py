@@ -1,7 +1,7 @@
 """Full memory replay throughput (waves, coalescing, L1 and L2, banks) on a synthetic trace.
 
 A stencil-like kernel is written as a multi-million-access trace (streamed to disk
-in batches), then :func:`analyzers.memory.replay_memory` replays it on a GPU-like
+in batches), then :func:`analyzers.replay.memory.replay_memory` replays it on a GPU-like
 target.  Prints accesses per second and the peak resident memory of the process
 (the trace generation is bounded by its batch size, so the peak is the replay's),
 and the reference throughput of reading the same accesses from Parquet in the same
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from analyzers.memory import replay_memory
+from analyzers.replay import replay_memory
 from tracekit.formats import open_trace
 from tracekit.targets.model import CacheLevel, DramSpec, LocalMemorySpec, OccupancySpec, SimdSpec, Target
 from tracekit.trace import store

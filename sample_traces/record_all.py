@@ -63,7 +63,7 @@ SAMPLES = [
            sample=SAMPLED),
     # 16 groups: its work-groups all behave alike, and 256 KiB of recorded strided loads stay
     # inside intel-hd530's 384 KiB L3; with 64 the L3's late write-backs of the output reach the LLC,
-    # which the block sampler's one-block warm-up (analyzers/sampling.py) does not see.
+    # which the block sampler's one-block warm-up (analyzers/replay/sampling.py) does not see.
     Sample("strided_copy", "strided_copy.cl", "strided_copy", f"{BIG_STRIDED}", GROUP,
            [f"float[{BIG_STRIDED * 16}]", f"float[{BIG_STRIDED}]", "int:16"], sample="random:16:1"),
     Sample("transpose_naive", "transpose.cl", "transpose_naive", "64,64", "16,16",

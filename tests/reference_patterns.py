@@ -1,6 +1,6 @@
 """Reference implementation of the access-pattern facts, in plain pandas, for the tests.
 
-:mod:`analyzers.patterns` gathers the same facts in compiled passes inside the
+:mod:`analyzers.replay.patterns` gathers the same facts in compiled passes inside the
 streaming replay; ``tests/test_patterns.py`` checks the two agree on every sample
 trace and on synthetic kernels.  This version reads a whole launch into pandas, so
 it is the readable statement of what each fact means, not something to run on a

@@ -21,12 +21,14 @@ LAYERS = {
     "tracekit.trace": 1,
     "tracekit.targets": 2, "tracekit.formats": 2,
     "tracekit.recorder": 3, "tracekit.progress": 3, "tracekit.isa": 3,
-    "analyzers": 4,
-    "analyzers.rules": 5,
-    "tracekit.report": 6, "tracekit.distributed": 6,
-    "tracekit.pipeline": 7, "tracekit.calibration": 7,
-    "tracekit.jobs": 8,
-    "tracekit.cli": 9,
+    "analyzers.geometry": 4,
+    "analyzers.replay": 5,
+    "analyzers": 6,
+    "analyzers.rules": 7,
+    "tracekit.report": 8, "tracekit.distributed": 8,
+    "tracekit.pipeline": 9, "tracekit.calibration": 9,
+    "tracekit.jobs": 10,
+    "tracekit.cli": 11,
     "tracekit": 0,   # the package itself: only lazy names (strings), version and errors
 }
 
@@ -145,6 +147,40 @@ def test_no_import_circles():
 
 def test_the_rule_catches_an_upward_import(tmp_path):
     """The check itself can fail: a model module importing the report layer is flagged."""
-    assert LAYERS[group("analyzers.memory")] < LAYERS[group("tracekit.report.build")]
+    assert LAYERS[group("analyzers.replay.memory")] < LAYERS[group("tracekit.report.build")]
     assert group("analyzers.rules.base") == "analyzers.rules"
     assert group("tracekit.trace.reader") == "tracekit.trace"
+
+
+ENGINE = "analyzers.replay"
+
+
+def _outside_users_of_engine_modules() -> dict[str, list[str]]:
+    return {m: sorted(d for d in deps if d.startswith(ENGINE + "."))
+            for m, deps in GRAPH.items() if not (m == ENGINE or m.startswith(ENGINE + "."))
+            and any(d.startswith(ENGINE + ".") for d in deps)}
+
+
+def test_the_replay_engine_is_used_through_its_package():
+    """Outside analyzers/replay, code names the engine's public interface (``from analyzers.replay
+    import ...``), never one of its modules: they can be split or merged without touching callers."""
+    bad = _outside_users_of_engine_modules()
+    assert not bad, f"modules reaching inside the replay engine: {bad}"
+
+
+def test_every_public_engine_name_resolves():
+    import analyzers.replay as engine
+    for name in engine.__all__:
+        assert getattr(engine, name) is not None, name
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        engine.nothing  # noqa: B018
+
+
+def test_the_engine_imports_no_analysis_above_it():
+    """The engine sits below the execution models, the verdict and the rules: of the analyzers, it
+    may import only the launch geometry."""
+    for m, deps in GRAPH.items():
+        if m.startswith(ENGINE + "."):
+            above = sorted(d for d in deps if d.startswith("analyzers") and not d.startswith(ENGINE)
+                           and d != "analyzers.geometry")
+            assert not above, f"{m} imports {above}"

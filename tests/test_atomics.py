@@ -1,4 +1,4 @@
-"""Atomics queue per line in the last-level cache (analyzers/atomics.py, the H200's [atomics])."""
+"""Atomics queue per line in the last-level cache (analyzers/replay/atomics.py, the H200's [atomics])."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analyzers.banks import bank_cycles, bank_cycles_frame
+from analyzers.replay.banks import bank_cycles, bank_cycles_frame
 from tracekit.targets.model import LocalMemorySpec
 
 # powervr-rogue-compute-recommendations.txt, "Common Store": 4 banks of 128 bits, 16 lanes a cycle
@@ -111,7 +111,7 @@ def test_compiled_matches_reference(spec, addrs, size, write):
 def test_local_data_path_limits_requests_the_banks_serve_fast():
     """local_memory.bandwidth_bytes_per_cycle: a request takes at least its lanes' bytes over the data
     path's rate, shared addresses included (ArchProbe's Adreno 640: 88 bytes a cycle)."""
-    from analyzers.memory import local_data_cycles
+    from analyzers.replay.memory import local_data_cycles
 
     # two requests of 64 lanes reading 16 bytes each, one local and one not, then an empty one
     order = np.arange(128)

@@ -6,15 +6,11 @@ import pandas as pd
 import pytest
 from exec_model_helpers import make_target
 
-from analyzers.bound import (
-    LevelTraffic,
-    LoadChains,
-    MemoryTraffic,
-    classify,
-    load_chains,
-    mean_load_latency_s,
-    memory_times,
-)
+from analyzers.bound import classify
+from analyzers.chains import LoadChains, load_chains
+from analyzers.latency import mean_load_latency_s
+from analyzers.replay import LevelTraffic, MemoryTraffic
+from analyzers.timing import memory_times
 
 T = make_target(cus=4, clock_mhz=1000.0, dram_gbs=100.0, dram_ns=400.0)
 
@@ -114,7 +110,7 @@ def test_sol_verdict_follows_the_nsight_compute_rule():
 
 
 def test_schedule_time_dispatch_or_slots_bound():
-    from analyzers.bound import Schedule, schedule_time
+    from analyzers.timing import Schedule, schedule_time
     # 1000 work-groups on a unit, 32 slots, 80 ns dispatch, 500 ns lifetime: dispatch binds.
     t, rounds = schedule_time(Schedule(1000, 32), 500e-9, 80e-9)
     assert rounds == 32 and t == pytest.approx(1000 * 80e-9 + 500e-9)
@@ -126,7 +122,7 @@ def test_schedule_time_dispatch_or_slots_bound():
 
 
 def test_request_waits_for_its_slowest_transaction():
-    from analyzers.bound import request_latency_s
+    from analyzers.latency import request_latency_s
     tr = traffic(l1=(100, 50), l2=(50, 25))   # half from L1 (20 cycles), a quarter L2 (100), a quarter DRAM
     one = request_latency_s(tr, T, 1.0)
     assert one == pytest.approx(mean_load_latency_s(tr, T)[0])
@@ -137,7 +133,7 @@ def test_request_waits_for_its_slowest_transaction():
 
 
 def test_launch_costs_and_utilisation_in_the_evidence():
-    from analyzers.bound import Schedule
+    from analyzers.timing import Schedule
     t = make_target(cus=4, clock_mhz=1000.0, dram_gbs=100.0, dram_ns=400.0,
                     launch={"overhead_ns": 1000, "work_group_dispatch_cycles": 40})
     reqs = 4 * 64

@@ -19,8 +19,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-import analyzers.memory as memory
-from analyzers.memory import replay_memory
+import analyzers.replay.memory as memory
+from analyzers.replay.memory import replay_memory
 from tracekit.targets.loader import load_target
 from tracekit.trace.store import conform
 

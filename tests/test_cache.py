@@ -8,7 +8,7 @@ from cachesim import Cache, CacheSimulator, MainMemory
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analyzers.cache import LOAD, STORE, CacheHierarchy
+from analyzers.replay.cache import LOAD, STORE, CacheHierarchy
 from tracekit.errors import TargetError
 from tracekit.targets.model import CacheLevel
 
@@ -238,7 +238,7 @@ def test_line_may_shrink_towards_dram(stream):
 def test_kernels_compile_in_memory_when_no_folder_takes_their_source(monkeypatch):
     """A full disk (every write refused): the replay kernels are built from their source in memory
     and replay as the cached ones do."""
-    from analyzers import cache_kernels as ck
+    from analyzers.replay import cache_kernels as ck
 
     def refuse(path, text):
         raise OSError(28, "No space left on device")

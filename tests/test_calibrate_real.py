@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from analyzers.bound import MemoryTraffic
+from analyzers.replay.traffic import MemoryTraffic
 from tracekit.calibration.calibrate import _dram_bytes, calibrate, compare, measured_frame
 from tracekit.formats import open_trace
 from tracekit.formats.ncu import read_ncu_raw, read_ncu_sol

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analyzers.coalescing import distinct_segments, summarize, transactions_per_request
+from analyzers.replay.coalescing import distinct_segments, summarize, transactions_per_request
 
 
 def compiled(addrs, granularity, size=4, unit=None):

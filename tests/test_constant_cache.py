@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyzers.memory import replay_memory
+from analyzers.replay.memory import replay_memory
 from tracekit.errors import TargetError
 from tracekit.targets import load_target
 
@@ -85,8 +85,8 @@ def test_constant_cache_errors_name_the_key(tmp_path, edit, message):
 
 
 def test_a_second_run_starts_from_the_lines_the_first_left(h200):
-    """A unit's constant cache keeps the table across the groups it runs (analyzers.warm_sample)."""
-    from analyzers.constant_cache import ConstantCache
+    """A unit's constant cache keeps the table across the groups it runs (analyzers.replay.warm_sample)."""
+    from analyzers.replay.constant_cache import ConstantCache
 
     first, second = ConstantCache(h200), ConstantCache(h200)
     lines = np.arange(0, 4096, 64, dtype=np.int64) + TABLE

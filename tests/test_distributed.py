@@ -13,9 +13,10 @@ import pyarrow.compute as pc
 import pytest
 
 from analyzers import analyze
-from analyzers.memory import replay_memory
+from analyzers.replay import merge
+from analyzers.replay.memory import replay_memory
+from analyzers.replay.waves import pack_factor
 from analyzers.result_dict import dumps
-from analyzers.waves import pack_factor
 from tracekit import distributed as dist
 from tracekit.errors import TracekitError
 from tracekit.formats import open_trace
@@ -138,7 +139,7 @@ def test_compute_unit_shards_exact_per_unit_and_bounded_shared():
             shards = dist.unit_shards(groups, t.compute_units, pack_factor(t.simd, size))
             parts = [replay_memory(launch_view(trace, [launch], s), dist.unit_target(t, t.compute_units),
                                    group_sizes={launch: size}) for s in shards if len(s)]
-            merged = dist.merge_replays(parts, t)
+            merged = merge.merge_replays(parts, t)
             f, m = full.to_dict(), merged.to_dict()
             assert (m["memory"]["requests"], m["memory"]["transactions"]) == \
                 (f["memory"]["requests"], f["memory"]["transactions"]), path.name
@@ -304,7 +305,7 @@ def test_compute_unit_merge_keeps_every_replay_field(tmp_path):
     shards = dist.unit_shards(launch_groups(trace, 0), t.compute_units, pack_factor(t.simd, size))
     parts = [replay_memory(launch_view(trace, [0], s), dist.unit_target(t, t.compute_units),
                            group_sizes={0: size}) for s in shards if len(s)]
-    merged = dist.merge_replays(parts, t)
+    merged = merge.merge_replays(parts, t)
     assert full.constant_caches and full.constant_caches[0]["hits"] > 0
     for f in dataclasses.fields(full):
         a, b = getattr(full, f.name), getattr(merged, f.name)
@@ -317,7 +318,7 @@ def test_compute_unit_merge_keeps_every_replay_field(tmp_path):
     for key in ("load_requests", "load_lines"):   # the waits depend on timing across units
         assert merged.fills[0][key] == full.fills[0][key], key
     assert list(merged.per_launch.columns) == list(full.per_launch.columns)
-    for col in dist.LAUNCH_SUMS:
+    for col in merge.LAUNCH_SUMS:
         if col in full.per_launch.columns and col not in ("dram_bytes_read", "dram_bytes_written"):
             assert merged.per_launch[col].sum() == pytest.approx(full.per_launch[col].sum()), col
 

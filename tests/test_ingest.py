@@ -186,7 +186,7 @@ def test_issue_tags_are_ingested_and_pair_lanes_by_iteration(write_csv):
     and 2, lane 0 at iterations 0 and 1, so iteration 1 is one request of both lanes (by count, lane 1's
     first read would pair with lane 0's first).  Without the column the count pairing is used; a
     negative tag is refused with its row."""
-    from analyzers.memory import replay_memory
+    from analyzers.replay.memory import replay_memory
     from tracekit.targets import load_target
 
     head = "kernel,wg,tid,pc,mem,kind,addr,bytes,issue\n"

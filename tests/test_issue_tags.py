@@ -1,7 +1,7 @@
 """Requests formed from the loop iterations a wave runs together (``accesses.issue``).
 
 The recorder tags every access with the trip counts of the loops around its site
-(tracekit/recorder/issue.h); the replay pairs lanes by tag (analyzers/waves.py).  Where
+(tracekit/recorder/issue.h); the replay pairs lanes by tag (analyzers/replay/waves.py).  Where
 lanes join a loop's work late (``if (lid <= m)`` inside ``for m``, the wavefront of
 Rodinia's Needleman-Wunsch), pairing each lane's k-th access instead mixes iterations:
 a 16-way local-memory conflict read as conflict-free in one loop while the same pattern
@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 import recorded_kernels as rk
 
-from analyzers.memory import replay_memory
+from analyzers.replay.memory import replay_memory
 from tracekit.targets import load_target
 
 TARGETS = ("powervr-g6400", "adreno-640", "intel-hd530", "nvidia-h200")

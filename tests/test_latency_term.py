@@ -1,5 +1,5 @@
 """The latency term's parts: the slowest of a request's lines, DRAM under load, the slowest wave of
-a work-group, and loads that find their line still being filled (analyzers/bound.py, inflight.py)."""
+a work-group, and loads that find their line still being filled (analyzers/latency.py, replay/inflight.py)."""
 
 from __future__ import annotations
 
@@ -11,19 +11,12 @@ import pandas as pd
 import pytest
 from exec_model_helpers import make_target
 
-from analyzers.bound import (
-    LevelTraffic,
-    LoadChains,
-    MemoryTraffic,
-    Schedule,
-    classify,
-    dram_queue_s,
-    load_chains,
-    mean_load_latency_s,
-    request_latency_s,
-    slowest_of,
-)
-from analyzers.inflight import FillTracker, occurrences
+from analyzers.bound import classify
+from analyzers.chains import LoadChains, load_chains
+from analyzers.latency import dram_queue_s, mean_load_latency_s, request_latency_s, slowest_of
+from analyzers.replay import LevelTraffic, MemoryTraffic
+from analyzers.replay.inflight import FillTracker, occurrences
+from analyzers.timing import Schedule
 from tracekit.targets import load_target
 
 H = [sum(1.0 / i for i in range(1, k + 1)) for k in range(33)]
@@ -169,7 +162,7 @@ def test_replay_tallies_steps_by_their_farthest_level():
     every 8 floats (a 32-byte sector) while the 7 iterations between hit it on every lane.  The
     L2 fetches 64 bytes, so the first of the two sectors waits for DRAM and the second finds the
     L2 (as the H200's row walks do: ncu_raw.csv ID 2, 50 % L2 hits, DRAM twice the misses)."""
-    from analyzers.memory import replay_memory
+    from analyzers.replay.memory import replay_memory
     h200 = load_target("nvidia-h200")
     f = replay_memory(_row_walk(), h200, patterns=False).fills[0]
     assert f["depth_requests"] == [14, 1, 1]          # L1, L2, DRAM
@@ -204,8 +197,8 @@ def test_depth_levels_are_named_as_the_target_numbers_them(name):
     (numbered first) as on those without."""
     from test_memory_replay import accesses
 
-    from analyzers.memory import replay_memory
-    from analyzers.memory_adapter import launch_memory
+    from analyzers.replay.memory import replay_memory
+    from analyzers.replay.memory_adapter import launch_memory
     df = accesses(lambda g, i: [(1, "global", "load", (1 << 24) + 4 * (64 * g + i), 4)], 4, 64)
     t = load_target(name)
     mem = launch_memory(replay_memory(df, t, patterns=False), t, 1.0, 0)
@@ -218,7 +211,7 @@ def test_batched_loop_loads_overlap_after_their_remainder():
     n mod unroll run one round trip each and the rest go in bodies of 16, 8 and 4 iterations,
     a body of b taking (ratio + b) / (ratio + 1) round trips; other sites keep one round trip
     per issue, and the chain is the wave's longest."""
-    from analyzers.bound import BatchPlan, batched_overlap, batched_rounds
+    from analyzers.chains import BatchPlan, batched_overlap, batched_rounds
 
     h200 = load_target("nvidia-h200")
     plan = BatchPlan.from_target(h200)

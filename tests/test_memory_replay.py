@@ -7,7 +7,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from analyzers.memory import MemoryReplay, replay_memory
+from analyzers.replay.memory import MemoryReplay, replay_memory
 from tracekit.formats import open_trace
 from tracekit.targets.model import (
     CacheLevel,
@@ -190,7 +190,7 @@ def test_sample_meets_the_per_unit_caches_another_group_left(tmp_path):
     """Eight recorded groups read one shared row and a row of their own.  Replayed plainly each
     unit is cold; with the units warmed by the first pass, the shared row hits in the L1 and the
     own rows still miss (a group never meets its own data); the shared level starts cold."""
-    from analyzers.warm_sample import replay_warm_units
+    from analyzers.replay.warm_sample import replay_warm_units
     from tracekit.targets import load_target
 
     def per_item(g, i):

@@ -1,6 +1,6 @@
 """The streaming access-pattern facts agree with the plain-pandas reference, fact by fact.
 
-:mod:`analyzers.patterns` computes what the rules read in compiled passes over
+:mod:`analyzers.replay.patterns` computes what the rules read in compiled passes over
 chunks of the replay; ``reference_patterns`` states the same facts over a whole
 launch in pandas.  They must agree exactly on every bundled sample, on several
 targets, and when the replay cuts a launch into many small chunks.
@@ -14,8 +14,8 @@ import pytest
 import reference_patterns as ref
 from rules_helpers import KernelBuilder
 
-from analyzers.memory import replay_memory
-from analyzers.patterns import HotAddresses, SegmentSet
+from analyzers.replay.memory import replay_memory
+from analyzers.replay.patterns import HotAddresses, SegmentSet
 from tracekit.formats import open_trace
 from tracekit.targets import load_target
 
@@ -110,7 +110,7 @@ def test_hot_addresses_keep_the_heavy_ones_exact():
 
 def test_merged_parts_give_the_whole_launch_counts():
     """Compute-unit shards see disjoint work-groups: their counts add up to the whole launch's."""
-    from analyzers.patterns import merge_patterns
+    from analyzers.replay.patterns import merge_patterns
     from tracekit.trace.views import launch_groups, launch_view
 
     trace = open_trace("sample_traces/transpose_tiled.tkt")

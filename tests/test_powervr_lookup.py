@@ -15,7 +15,7 @@ import pytest
 from exec_model_helpers import KernelBuilder
 
 from analyzers.analyze import analyze
-from analyzers.memory import replay_memory
+from analyzers.replay.memory import replay_memory
 from tracekit.targets import load_target
 
 LINE = 128

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from analyzers.coalescing import distinct_segments
-from analyzers.request_cost import request_cycles
+from analyzers.replay.coalescing import distinct_segments
+from analyzers.replay.request_cost import request_cycles
 from tracekit.errors import TargetError
 from tracekit.targets import load_target
 

@@ -160,7 +160,7 @@ def _colliding_rows(t, rows):
     """Byte addresses of ``rows`` lines a multiple of every level's line apart that share a set at
     every level, under each level's set index (modulo: a multiple of the set count apart; a hashed
     index needs a search)."""
-    from analyzers.cache_kernels import set_of
+    from analyzers.replay.cache_kernels import set_of
     line = max(c.line_bytes for c in t.caches)
     step = int(np.lcm.reduce([c.sets * c.line_bytes // line for c in t.caches]))
     cand = np.arange(1 << 22, dtype=np.int64) * step

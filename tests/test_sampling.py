@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyzers.memory import replay_memory
-from analyzers.sampling import full_metrics, sample_launch, summarize_blocks, warmup_plan
+from analyzers.replay.memory import replay_memory
+from analyzers.replay.sampling import full_metrics, sample_launch, summarize_blocks, warmup_plan
 from tracekit.formats import open_trace
 from tracekit.targets import load_target
 

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyzers.cache import CacheHierarchy
-from analyzers.cache_kernels import set_index
-from analyzers.memory import replay_memory
+from analyzers.replay.cache import CacheHierarchy
+from analyzers.replay.cache_kernels import set_index
+from analyzers.replay.memory import replay_memory
 from tracekit.errors import TargetError
 from tracekit.targets import load_target
 from tracekit.targets.model import CacheLevel

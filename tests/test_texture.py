@@ -12,9 +12,9 @@ import pyarrow as pa
 import pytest
 
 import analyzers
-from analyzers.memory import replay_memory
-from analyzers.texture import TextureCaches, tiled_addresses
-from analyzers.texture_whatif import row_pitches
+from analyzers.replay.memory import replay_memory
+from analyzers.replay.texture import TextureCaches, tiled_addresses
+from analyzers.replay.texture_whatif import row_pitches
 from tracekit.targets import list_targets, load_target
 from tracekit.targets.model import TextureCacheLevel, TextureSpec
 

@@ -1,4 +1,5 @@
-"""Sampled recordings: the whole grid's footprint, and replays at steady state (analyzers.warm_sample)."""
+"""Sampled recordings: the whole grid's footprint, and replays at steady state
+(analyzers.replay.warm_sample)."""
 
 from __future__ import annotations
 
@@ -132,7 +133,7 @@ def test_sampled_and_whole_launches_agree_on_every_target(case, request):
 def test_without_a_footprint_the_sample_is_scaled_from_cold(matmul, monkeypatch):
     """The old estimate (traces recorded before footprints) stays available and says so; for data
     that fit the L2 it charges every recorded group's first touches again and again."""
-    import analyzers.memory_adapter as ma
+    import analyzers.replay.memory_adapter as ma
     dram_all, _, _ = _memory(matmul["all"])
     monkeypatch.setattr(ma, "launch_footprint", lambda trace, launch: None)
     dram_s, _, est = _memory(matmul["first:8"])
@@ -189,7 +190,7 @@ def test_a_bad_footprint_names_the_trace_and_launch(vector_add, tmp_path):
 def test_compulsory_misses_of_a_fetching_last_level():
     """With 64-byte fetches the grid's first touches miss once per block where a request takes one
     sector (the other comes later and hits), once per sector where it takes both together."""
-    from analyzers.warm_sample import _fetching
+    from analyzers.replay.warm_sample import _fetching
     from tracekit.targets import load_target
 
     l2 = load_target("nvidia-h200").caches[-1]
@@ -205,7 +206,7 @@ def test_compulsory_misses_of_a_fetching_last_level():
 def test_units_run_as_many_groups_before_the_count_as_they_would_mid_launch():
     """Each unit is warmed by up to four different groups of the sample: one fewer than the
     groups it runs in the whole launch (a unit that runs two runs one before the counted one)."""
-    from analyzers.warm_sample import WARM_UNIT_PASSES, unit_warm_passes
+    from analyzers.replay.warm_sample import WARM_UNIT_PASSES, unit_warm_passes
     from tracekit.targets import load_target
 
     h200 = load_target("nvidia-h200")  # 132 SMs
@@ -220,7 +221,7 @@ def test_cold_run_stands_for_the_launchs_opening():
     """Recorded first groups are the launch's opening: they count once, or for the whole first round
     where it runs more groups side by side; a one-round launch is cold throughout whichever groups were
     kept; groups drawn across a grid of several rounds have no opening of their own."""
-    from analyzers.warm_sample import cold_weight
+    from analyzers.replay.warm_sample import cold_weight
 
     assert cold_weight(8.0, 8, 64, 2) == 1.0              # Adreno: 2 groups a round, 8 recorded
     assert cold_weight(128.0, 1, 128, 132) == 128.0        # H200: all 128 groups start together

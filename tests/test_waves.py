@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analyzers.waves import form_requests, pack_factor, requests_frame, schedule, virtual_groups
+from analyzers.replay.waves import form_requests, pack_factor, requests_frame, schedule, virtual_groups
 from tracekit.targets.model import SimdSpec
 
 

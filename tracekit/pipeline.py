@@ -204,7 +204,7 @@ def write(analysis: Analysis, fmt: str, out: str | os.PathLike) -> Path:
 def sampled_document(trace, targets: Sequence, fraction: float, seed: int = 0, *,
                      progress: bool = False) -> dict:
     """Estimates from a seeded sample of work-groups, with 95 % intervals, per launch and target."""
-    from analyzers.sampling import sample_trace
+    from analyzers.replay import sample_trace
 
     fraction = check_fraction("fraction (--sample-groups)", fraction)
     seed = check_seed("seed", seed)

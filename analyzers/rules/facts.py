@@ -14,7 +14,7 @@ gives the checks three tables and a few helpers:
   issues a site as often as its busiest lane), ALU cycles, and utilisation against
   the lanes the waves really hold;
 - ``patterns``: launch-wide facts (footprint, local-memory staging and reuse, 2D
-  stencil shape per buffer; :class:`~analyzers.patterns.LaunchPatterns`).
+  stencil shape per buffer; :class:`~analyzers.replay.patterns.LaunchPatterns`).
 
 The helpers turn a saving into the time the launch would gain (``gain_alu``,
 ``gain_memory``): the estimate is the three-term model's own, so a fix that
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from analyzers.patterns import LaunchPatterns
+from analyzers.replay import LaunchPatterns
 
 #: Site columns every check may rely on (missing facts read as 0).
 SITE_COLUMNS = ("site", "space", "op", "accesses", "access_size", "bytes_requested", "bytes_moved",

@@ -4,7 +4,7 @@ The guides' image advice changes five things a replay can apply literally:
 
 - :class:`AsImage` (``as-image=BUFFER[:SITE,...]``): the loads of a read-only buffer
   argument become reads of a 2-D image of the same texels.  The row pitch is found
-  from the launch itself (:func:`analyzers.texture_whatif.row_pitches`); each load
+  from the launch itself (:func:`analyzers.replay.texture_whatif.row_pitches`); each load
   gets its texel's coordinates and goes through the texture path of the replay, the
   image's size and base go into the launch metadata.  The listed sites are the
   subscript's address arithmetic, which an image read does not need (the texture
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analyzers.texture_whatif import SAMPLE_ROWS, row_pitches
+from analyzers.replay import SAMPLE_ROWS, row_pitches
 from analyzers.whatif.changes import Change, Launch, drop_rows
 from tracekit.errors import TracekitError
 
@@ -230,7 +230,7 @@ class GatherImage(AsImage):
 
     def _pitch(self, acc: pd.DataFrame, row: dict, meta: dict):
         """One row as long as the buffer: a 1-D image's texels lie in address order."""
-        from analyzers.texture_whatif import BufferRows
+        from analyzers.replay import BufferRows
 
         mine = acc[(acc["buffer"].to_numpy(np.int64, na_value=-1) == self.buffer)]
         addr = mine["address"].to_numpy().astype(np.uint64).astype(np.int64) & np.int64((1 << 63) - 1)

@@ -158,7 +158,7 @@ def _dram_bytes(r, target) -> float:
     """
     from dataclasses import replace
 
-    from analyzers.bound import resident_dirty_bytes
+    from analyzers.timing import resident_dirty_bytes
 
     if r.memory is None:
         return np.nan

@@ -18,7 +18,7 @@ CACHE_LOOKUPS = ("request", "lane")
 WRITE_POLICIES = ("write_back", "write_through")
 #: How a cache level picks the set of a line (``index``): ``modulo``, the line address
 #: modulo the set count; ``xor``, the line address with its upper bits XOR-folded onto
-#: the set bits first (analyzers/cache_kernels.py, docs/targets.md).
+#: the set bits first (analyzers/replay/cache_kernels.py, docs/targets.md).
 SET_INDEXES = ("modulo", "xor")
 #: What a level's throughput term counts (``cost_unit``): ``bytes`` moved at
 #: ``bandwidth_bytes_per_cycle``, or per ``request`` the larger of its tag lookups

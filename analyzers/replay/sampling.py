@@ -2,7 +2,7 @@
 
 What is sampled: *blocks* of consecutive work-groups, each a whole number of
 scheduling rounds (``compute_units x packing`` work-groups, see
-:func:`analyzers.waves.schedule`), so every sampled work-group lands on the same
+:func:`analyzers.replay.waves.schedule`), so every sampled work-group lands on the same
 compute unit, next to the same neighbours, as in the full replay.
 
 Cache state.  What a block counts depends on what the caches hold when it starts,
@@ -40,20 +40,20 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from analyzers.cache import CacheHierarchy
-from analyzers.memory import (
-    _ADDR_MASK,
+from analyzers.replay.cache import CacheHierarchy
+from analyzers.replay.memory import (
+    ADDRESS_MASK,
     MEMORY_SPACES,
     SPACE_CODES,
-    _batch_arrays,
-    _chunks,
-    _LaunchReplay,
-    _lut,
-    _take,
+    LaunchReplay,
+    batch_arrays,
+    code_lut,
+    launch_chunks,
     replay_columns,
+    take_rows,
 )
-from analyzers.texture_replay import TextureReplay
-from analyzers.waves import pack_factor
+from analyzers.replay.texture_replay import TextureReplay
+from analyzers.replay.waves import pack_factor
 from tracekit.trace.views import launch_groups, launch_view
 
 ROUNDS_PER_BLOCK = 4
@@ -163,7 +163,7 @@ def warmup_bytes_for(target) -> int:
 def _view_batches(trace, launch: int, groups: np.ndarray, columns, chunk_rows: int, kernels: dict):
     view = launch_view(trace, [launch], groups)
     for b in view.iter_batches(columns=columns, batch_size=chunk_rows, launches=[launch]):
-        yield _batch_arrays(b, kernels)
+        yield batch_arrays(b, kernels)
 
 
 def block_footprints(trace, launch: int, groups: np.ndarray, per_block: int, line_bytes: int,
@@ -186,8 +186,9 @@ def block_footprints(trace, launch: int, groups: np.ndarray, per_block: int, lin
     for b in launch_view(trace, [launch]).iter_batches(columns=["group", "space", "address"],
                                                         batch_size=chunk_rows, launches=[launch]):
         space = b.column("space")
-        keep = np.isin(_lut(space.dictionary, SPACE_CODES)[space.indices.to_numpy(zero_copy_only=False)], mem)
-        addr = (b.column("address").to_numpy(zero_copy_only=False) & _ADDR_MASK).view(np.int64)
+        codes = code_lut(space.dictionary, SPACE_CODES)
+        keep = np.isin(codes[space.indices.to_numpy(zero_copy_only=False)], mem)
+        addr = (b.column("address").to_numpy(zero_copy_only=False) & ADDRESS_MASK).view(np.int64)
         blk = rank[b.column("group").to_numpy(zero_copy_only=False)]
         if not len(blk):
             continue
@@ -211,7 +212,7 @@ class _BlockReplay:
         # image reads through the texture caches, as in the full replay
         texture = TextureReplay.for_launch(trace, target, launch) if self.h is not None else None
         self.columns = replay_columns(trace, target)
-        self.lr = _LaunchReplay(target, self.h, group_size or None, texture, patterns=False)
+        self.lr = LaunchReplay(target, self.h, group_size or None, texture, patterns=False)
         self.levels = [c.name for c in target.caches]
         self.kernels: dict[str, int] = {}
 
@@ -226,7 +227,7 @@ class _BlockReplay:
         stream = _view_batches(self.trace, self.launch, g, self.columns, self.chunk_rows, self.kernels)
         self.lr.groups_done = first * self.per_block
         out = []
-        for chunk, _ in _chunks(stream, lambda _launch: self.per_block, self.chunk_rows):
+        for chunk, _ in launch_chunks(stream, lambda _launch: self.per_block, self.chunk_rows):
             grp = chunk["group"]
             gidx = np.concatenate([[0], np.cumsum(grp[1:] != grp[:-1])])
             blk = (self.lr.groups_done + gidx) // self.per_block
@@ -235,7 +236,7 @@ class _BlockReplay:
                 b = int(blk[lo])
                 before = self._snapshot()
                 self.lr.clear_sites()
-                self.lr.add(_take(chunk, int(lo), int(hi)))
+                self.lr.add(take_rows(chunk, int(lo), int(hi)))
                 if b in counted:
                     out.append({"block": b, **self._counts(before)})
         self.lr.clear_sites()
@@ -349,10 +350,9 @@ def sample_launch(trace, target, launch: int, *, fraction: float, seed: int = 0,
 def sample_trace(trace, target, *, fraction: float, seed: int = 0, **options) -> list[SampledLaunch]:
     """:func:`sample_launch` on every launch of ``trace`` that holds rows (launch sizes from its
     launches table); a launch without any has nothing to sample and is left out."""
-    from analyzers.analyze import recorded_launches
     from analyzers.geometry import launch_geometries
     geos, _ = launch_geometries(trace)
-    recorded = recorded_launches(trace)
+    recorded = trace.launch_ids("accesses") | trace.launch_ids("instructions")
     return [sample_launch(trace, target, g.launch, fraction=fraction, seed=seed, kernel=g.kernel,
                           group_size=g.work_group_size, **options) for g in geos if g.launch in recorded]
 

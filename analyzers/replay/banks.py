@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from analyzers.intdiv import ADDR_MASK, div, mod, shift_of
+from analyzers.replay.intdiv import ADDR_MASK, div, mod, shift_of
 from tracekit.targets.model import LocalMemorySpec
 
 

@@ -2,14 +2,14 @@
 
 :func:`replay_memory` streams the accesses table launch by launch, in chunks of
 whole rounds of work-groups (one work-group per compute unit per round, see
-:func:`analyzers.waves.schedule`), so memory stays bounded by the chunk size and
+:func:`analyzers.replay.waves.schedule`), so memory stays bounded by the chunk size and
 not by the trace.  Cache state lives for one launch: it starts empty, and dirty
 data is flushed to DRAM when the launch ends; launches are therefore independent
 and can be replayed apart and summed.
 
 Spaces: ``global``, ``constant`` and ``image`` accesses go through the cache
 hierarchy (``memory.*``; constant loads through the target's constant cache first
-where it has one, :mod:`analyzers.constant_cache`); ``local`` accesses go to the banks
+where it has one, :mod:`analyzers.replay.constant_cache`); ``local`` accesses go to the banks
 (``local_memory.*``); ``private`` accesses are taken to live in registers and only
 appear in the per-site table.  Atomics count as writes.
 """
@@ -25,17 +25,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-from analyzers.atomics import AtomicLines
-from analyzers.banks import bank_cycles
-from analyzers.cache import CacheHierarchy
-from analyzers.coalescing import distinct_segments, lane_units
-from analyzers.constant_cache import ConstantCache
-from analyzers.inflight import FillTracker
-from analyzers.patterns import PatternAccumulator, Patterns
-from analyzers.request_cost import request_cycles
-from analyzers.texture_replay import COLUMNS as TEXTURE_COLUMNS
-from analyzers.texture_replay import TextureReplay, add_rates
-from analyzers.waves import chunk_virtual_groups, form_requests, pack_factor, schedule
+from analyzers.replay.atomics import AtomicLines
+from analyzers.replay.banks import bank_cycles
+from analyzers.replay.cache import CacheHierarchy
+from analyzers.replay.coalescing import distinct_segments, lane_units
+from analyzers.replay.constant_cache import ConstantCache
+from analyzers.replay.inflight import FillTracker
+from analyzers.replay.patterns import PatternAccumulator, Patterns
+from analyzers.replay.request_cost import request_cycles
+from analyzers.replay.texture_replay import COLUMNS as TEXTURE_COLUMNS
+from analyzers.replay.texture_replay import TextureReplay, add_rates
+from analyzers.replay.waves import chunk_virtual_groups, form_requests, pack_factor, schedule
 from tracekit.targets.model import Target
 from tracekit.trace import schema, store
 from tracekit.trace.reader import Trace
@@ -44,7 +44,7 @@ SPACE_CODES = {s: i for i, s in enumerate(schema.SPACES)}
 OP_CODES = {s: i for i, s in enumerate(schema.OPS)}
 MEMORY_SPACES = ("global", "constant", "image")
 _COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address", "size", "buffer"]
-_ADDR_MASK = np.uint64((1 << 63) - 1)
+ADDRESS_MASK = np.uint64((1 << 63) - 1)
 _NO_LANES = np.empty(0, np.int32)
 #: A chunk of more rows than this (whole rounds of work-groups cannot be cut, however many
 #: accesses they issue), or of more requests than :data:`WINDOW_ROWS` (waves of one lane make
@@ -85,13 +85,13 @@ class MemoryReplay:
     #: The texture caches (``Target.texture``): level, scope, hits, misses, hit_rate, summed
     #: over launches; empty where the target has none.
     texture_caches: list[dict] = field(default_factory=list)
-    #: Per launch id, the access-pattern facts (:mod:`analyzers.patterns`) the rules read.
+    #: Per launch id, the access-pattern facts (:mod:`analyzers.replay.patterns`) the rules read.
     patterns: dict[int, Patterns] = field(default_factory=dict)
     #: The constant cache (``Target.constant_cache``): level, scope, hits, misses, hit_rate of
     #: constant loads, summed over launches; empty where constant loads use ``caches``.
     constant_caches: list[dict] = field(default_factory=list)
     #: Per launch id, load requests, their distinct lines and the lookups that waited for a fill
-    #: still in flight (:meth:`analyzers.inflight.FillTracker.counts`); recorded counts.
+    #: still in flight (:meth:`analyzers.replay.inflight.FillTracker.counts`); recorded counts.
     fills: dict[int, dict] = field(default_factory=dict)
 
     def _mem_sites(self) -> pd.DataFrame:
@@ -127,11 +127,11 @@ class MemoryReplay:
         }
 
 
-def _lut(dictionary: pa.Array, codes: dict[str, int]) -> np.ndarray:
+def code_lut(dictionary: pa.Array, codes: dict[str, int]) -> np.ndarray:
     return np.array([codes.get(s, -1) for s in dictionary.to_pylist()], dtype=np.int8)
 
 
-def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, np.ndarray]:
+def batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, np.ndarray]:
     """NumPy columns of one batch; ``kernel`` becomes a code into ``kernels`` (extended here).
 
     Nothing is copied in the usual case: numbers are Arrow's buffers, ``space`` and
@@ -158,7 +158,7 @@ def _batch_arrays(batch: pa.RecordBatch, kernels: dict[str, int]) -> dict[str, n
     for name, codes in (("space", SPACE_CODES), ("op", OP_CODES)):
         col = batch.column(name)
         out[name] = _recode(col.indices.to_numpy(zero_copy_only=False),
-                            _lut(col.dictionary, codes).astype(np.int32))
+                            code_lut(col.dictionary, codes).astype(np.int32))
     kcol = batch.column("kernel")
     lut = np.array([kernels.setdefault(k, len(kernels)) for k in kcol.dictionary.to_pylist()], np.int32)
     kidx = kcol.indices.to_numpy(zero_copy_only=False)
@@ -183,7 +183,7 @@ def _take_codes(indices, lut):
     return out
 
 
-def _take(a: dict, lo: int, hi: int | None) -> dict:
+def take_rows(a: dict, lo: int, hi: int | None) -> dict:
     return {k: v[lo:hi] for k, v in a.items()}
 
 
@@ -200,7 +200,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tuple[dict, bool]]:
+def launch_chunks(batches: Iterable[dict], block_of, chunk_rows: int) -> Iterator[tuple[dict, bool]]:
     """Cut the row stream into launch pieces of whole blocks of work-groups.
 
     Yields (columns, ends_launch).  A cut falls only between work-groups, at a
@@ -282,7 +282,7 @@ def _stitch(front: dict, batch: dict, block_of, chunk_rows: int):
     nf, n = len(front["launch"]), len(batch["launch"])
     p = min(n, max(2 * nf, 1 << 12))
     while True:
-        buf = _concat([front, _take(batch, 0, p)])
+        buf = _concat([front, take_rows(batch, 0, p)])
         if p == n:
             return buf
         chunks = []
@@ -295,7 +295,7 @@ def _stitch(front: dict, batch: dict, block_of, chunk_rows: int):
         cut = len(buf["launch"]) - len(rest["launch"])
         if cut >= nf:
             yield from chunks
-            return _take(batch, cut - nf, None)
+            return take_rows(batch, cut - nf, None)
         p = min(n, 2 * p)
 
 
@@ -308,8 +308,8 @@ def _cut(buf: dict, block_of, chunk_rows: int, *, done: bool):
         le = int(other[0]) if other.size else n
         complete = le < n or done
         if complete and le <= chunk_rows:
-            yield _take(buf, 0, le), True
-            buf = _take(buf, le, None)
+            yield take_rows(buf, 0, le), True
+            buf = take_rows(buf, le, None)
             continue
         grp = buf["group"][:le]
         starts = np.concatenate([[0], np.flatnonzero(grp[1:] != grp[:-1]) + 1])
@@ -319,20 +319,20 @@ def _cut(buf: dict, block_of, chunk_rows: int, *, done: bool):
         if cands.size == 0:
             if not complete:
                 return buf
-            yield _take(buf, 0, le), True
-            buf = _take(buf, le, None)
+            yield take_rows(buf, 0, le), True
+            buf = take_rows(buf, le, None)
             continue
         rows = starts[cands]
         fit = rows[rows <= chunk_rows]
         if not complete and not fit.size and n < 2 * chunk_rows:
             return buf  # one block is bigger than a chunk: gather a little more first
         cut = int(fit[-1]) if fit.size else int(rows[0])
-        yield _take(buf, 0, cut), False
-        buf = _take(buf, cut, None)
+        yield take_rows(buf, 0, cut), False
+        buf = take_rows(buf, cut, None)
     return buf
 
 
-class _LaunchReplay:
+class LaunchReplay:
     """Accumulates one launch's metrics over its chunks."""
 
     def __init__(self, target: Target, hierarchy: CacheHierarchy | None, group_size: int | None,
@@ -462,7 +462,7 @@ class _LaunchReplay:
         Each window's rows are gathered into a small chunk of their own, its requests kept
         in the chunk's request order; the caches see the same stream as in one piece, and
         every sum is additive.  What needs a whole wave is taken from the whole chunk: the
-        schedule, each request's fill step (:meth:`analyzers.inflight.FillTracker.steps`),
+        schedule, each request's fill step (:meth:`analyzers.replay.inflight.FillTracker.steps`),
         the item facts (done by :meth:`add`); the depth tallies are counted once it ends.
         """
         ex, cu_of_req = schedule(req_wave, req_rank, wave_vg, wave_local, max(1, self.t.compute_units))
@@ -578,7 +578,7 @@ class _LaunchReplay:
 
     def _tallied_access(self, addrs, ops, lens, cus, ex, is_mem, is_load, count, texture_far) -> None:
         """Replay the stream through the data levels and tally each load step by the farthest level
-        it reached (:meth:`analyzers.inflight.FillTracker.add_depths`); ``count`` is each request's
+        it reached (:meth:`analyzers.replay.inflight.FillTracker.add_depths`); ``count`` is each request's
         entries in the stream, ``texture_far`` the texture level an image read hit (None: no images)."""
         t = self.t
         depth = self._buffer("depth", len(addrs))
@@ -762,7 +762,7 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
     DataFrame in canonical order); ``launches`` restricts the replay to those
     launch ids.  Work-group sizes come from the launches table (``group_sizes``
     overrides); they only matter for targets that pack small groups.  ``patterns``
-    also gathers the access-pattern facts the rules read (:mod:`analyzers.patterns`).
+    also gathers the access-pattern facts the rules read (:mod:`analyzers.replay.patterns`).
     """
     trace = _as_trace(trace)
     sizes = {**_group_sizes(trace), **(group_sizes or {})}
@@ -777,7 +777,7 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
     def batches():
         # only the wanted launches' row groups (or partition files) are read
         for b in trace.iter_batches(columns=columns, batch_size=chunk_rows, launches=wanted):
-            yield _batch_arrays(b, kernels)
+            yield batch_arrays(b, kernels)
 
     def block_of(launch: int) -> int:
         gs = sizes.get(launch)
@@ -788,11 +788,11 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
     fills: dict[int, dict] = {}
     current = None
     total = 0
-    for cols, ends in _chunks(batches(), block_of, chunk_rows):
+    for cols, ends in launch_chunks(batches(), block_of, chunk_rows):
         launch = int(cols["launch"][0])
         if current is None:
             texture = TextureReplay.for_launch(trace, target, launch) if textured else None
-            current = _LaunchReplay(target, hierarchy, sizes.get(launch), texture, patterns)
+            current = LaunchReplay(target, hierarchy, sizes.get(launch), texture, patterns)
             kernel = next(k for k, v in kernels.items() if v == int(cols["kernel"][0]))
         current.add(cols)
         if ends:
@@ -806,11 +806,11 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
             total += current.accesses
             site_frames.append(sites)
             degree_frames.append(degrees)
-            launch_rows.append(_launch_row(kernel, launch, current.accesses, sites, levels, dram,
+            launch_rows.append(launch_row(kernel, launch, current.accesses, sites, levels, dram,
                                            current.first_level_cycles, current.atomic_cycles()))
             level_rows.append(levels)
             current = None
-    rep = _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
+    rep = assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
     rep.texture_caches = sum_levels(texture_rows)
     rep.constant_caches = sum_levels(constant_rows)
     rep.patterns = found
@@ -833,7 +833,7 @@ def sum_levels(rows: list[list[dict]]) -> list[dict]:
     return out
 
 
-def _launch_row(kernel, launch, accesses, sites, levels, dram, first_level_cycles: float = 0.0,
+def launch_row(kernel, launch, accesses, sites, levels, dram, first_level_cycles: float = 0.0,
                 atomic_cycles: float = 0.0) -> dict:
     mem = sites[sites["space"].isin(MEMORY_SPACES)]
     loc = sites[sites["space"] == "local"]
@@ -850,7 +850,7 @@ def _launch_row(kernel, launch, accesses, sites, levels, dram, first_level_cycle
     return row
 
 
-def _assemble(target, total, site_frames, degree_frames, launch_rows, level_rows) -> MemoryReplay:
+def assemble(target, total, site_frames, degree_frames, launch_rows, level_rows) -> MemoryReplay:
     cols = ["kernel", "launch", "site", "space", "op"] + _SITE_COLS
     per_site = pd.concat(site_frames, ignore_index=True) if site_frames else pd.DataFrame(columns=cols)
     for c in _SITE_COLS:

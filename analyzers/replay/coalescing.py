@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from analyzers.intdiv import ADDR_MASK, div, shift_of
+from analyzers.replay.intdiv import ADDR_MASK, div, shift_of
 
 
 def segments(address: np.ndarray, size: np.ndarray, granularity: int):

@@ -12,7 +12,7 @@ serves a request in two stages, and the slower one sets its cost:
   Lanes are served in slices of ``data_banks x data_bank_width_bytes / access size``
   consecutive lanes (all 32 for 4-byte loads, a quarter warp for 16-byte ones), each
   slice taking as many wavefronts as its busiest bank has distinct words.  This is
-  the bank model of local memory (:func:`analyzers.banks.bank_cycles`) with the
+  the bank model of local memory (:func:`analyzers.replay.banks.bank_cycles`) with the
   level's banking.
 
 A request costs ``max(tag cycles, wavefronts)``; the level is busy for the sum over
@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from analyzers.banks import bank_cycles
+from analyzers.replay.banks import bank_cycles
 
 
 @njit(cache=True)
@@ -61,7 +61,7 @@ def request_cycles(level, order, req_ptr, lane, address, size, mask, units, unit
                    width: int) -> np.ndarray:
     """Cycles of each request with ``mask`` set at ``level`` (a :class:`CacheLevel` priced per
     request); 0 elsewhere.  ``units`` / ``unit_ptr`` are each request's distinct cache units
-    of ``unit_bytes`` (:func:`analyzers.coalescing.distinct_segments`)."""
+    of ``unit_bytes`` (:func:`analyzers.replay.coalescing.distinct_segments`)."""
     nreq = len(req_ptr) - 1
     if not mask.any():
         return np.zeros(nreq)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analyzers.intdiv import ADDR_MASK
+from analyzers.replay.intdiv import ADDR_MASK
 
 
 class AtomicLines:

@@ -11,7 +11,7 @@ it reads each staged word, and how many distinct bytes the launch touches at all
 (the footprint, the least any cache hierarchy must fetch).
 
 :class:`PatternAccumulator` folds one chunk of whole work-groups at a time
-(:mod:`analyzers.memory` calls it), in compiled passes, so the facts cost a small
+(:mod:`analyzers.replay.memory` calls it), in compiled passes, so the facts cost a small
 share of the replay and memory stays bounded by the chunk.  Hot addresses (one
 address read by most work-items, atomics piling on one address) are tracked with
 bounded counters: exact for any address that matters to the rules, approximate
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from analyzers.intdiv import ADDR_MASK, div, shift_of
+from analyzers.replay.intdiv import ADDR_MASK, div, shift_of
 
 #: A gap between one item's addresses larger than this many bytes (and than 4 accesses)
 #: starts a new row of a 2D array.

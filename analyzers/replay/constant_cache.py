@@ -2,7 +2,7 @@
 
 NVIDIA GPUs serve constant loads from a read-only cache of each SM, not from the L1
 data cache; a miss reads its line from the L2.  :class:`ConstantCache` filters the
-replay's cache stream (:func:`analyzers.memory._cache_stream`): the units of
+replay's cache stream (:func:`analyzers.replay.memory._cache_stream`): the units of
 constant-space loads are looked up, per compute unit, in an LRU cache of the
 target's geometry; hits leave the stream, misses become one load of the whole line
 entering the data hierarchy at the ``next`` level (the levels before it are not
@@ -43,7 +43,7 @@ class ConstantCache:
 
         A compute unit runs work-group after work-group, and the constants they all read stay
         in its constant cache: only the first groups on each unit miss.  A sample replayed
-        twice (:mod:`analyzers.warm_sample`) counts its second run from the first run's lines.
+        twice (:mod:`analyzers.replay.warm_sample`) counts its second run from the first run's lines.
         """
         self.tags[:] = warm.tags
         self.stamps[:] = warm.stamps

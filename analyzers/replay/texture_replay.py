@@ -1,4 +1,4 @@
-"""One launch's texture path inside the memory replay (:mod:`analyzers.memory`).
+"""One launch's texture path inside the memory replay (:mod:`analyzers.replay.memory`).
 
 :class:`TextureReplay` is built per launch when the target has a texture path and
 is fed the replay's chunks: it rewrites image accesses to their tiled addresses,
@@ -34,8 +34,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analyzers.coalescing import distinct_segments
-from analyzers.texture import (
+from analyzers.replay.coalescing import distinct_segments
+from analyzers.replay.texture import (
     TextureCaches,
     distinct_bytes,
     image_layouts,
@@ -44,7 +44,7 @@ from analyzers.texture import (
     tiled_addresses,
     tiles_needed,
 )
-from analyzers.texture_whatif import SAMPLE_ROWS, BufferRows, row_pitches, whatif_coordinates
+from analyzers.replay.texture_whatif import SAMPLE_ROWS, BufferRows, row_pitches, whatif_coordinates
 from tracekit.targets.model import Target
 from tracekit.trace import schema
 

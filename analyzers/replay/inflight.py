@@ -9,7 +9,7 @@ the requests; none of them is served at hit latency).  Where the replay can tell
 this is where the line's fill started: every line (cache unit) a launch touches
 is fetched from DRAM the first time a load touches it (caches start empty), so a
 load that touches it at the same *step* as that first load waits for DRAM.  A
-step is a round of work-groups (:func:`analyzers.waves.schedule`) and the
+step is a round of work-groups (:func:`analyzers.replay.waves.schedule`) and the
 occurrence of the load's site in its wave (the loop iteration: the latency model
 takes repeats of a site as dependent, so iteration k + 1 issues after iteration
 k's data is back, while the loads of one iteration go out together).  Hits on
@@ -18,10 +18,10 @@ after an eviction are not followed.
 
 It also counts the distinct cache lines of every load request: a request waits
 for its slowest line, and DRAM latency grows with the lines a request scatters
-over (analyzers/bound.py).
+over (analyzers/latency.py).
 
 :class:`FillTracker` is fed every chunk of a launch's replay in execution order
-(``analyzers.memory``); its :meth:`~FillTracker.counts` are recorded counts,
+(``analyzers.replay.memory``); its :meth:`~FillTracker.counts` are recorded counts,
 scaled to the launch like the replay's other counts.
 """
 
@@ -295,7 +295,7 @@ class FillTracker:
 
         ``stream_units``/``depth`` are the cache replay's stream (``count[r]`` units of every
         memory request ``r`` in execution order ``ex``) and the data level each unit was found
-        at (:meth:`analyzers.cache.CacheHierarchy.access`).  On a target with texture caches,
+        at (:meth:`analyzers.replay.cache.CacheHierarchy.access`).  On a target with texture caches,
         levels are numbered texture levels first (``texture_levels`` of them), and
         ``texture_far`` gives the farthest texture level each image read hit (-1: none).
         """

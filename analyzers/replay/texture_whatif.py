@@ -10,7 +10,7 @@ NDRange below reads at the same site and occurrence; the most common distance is
 the pitch (:func:`row_pitches`).  With a pitch, every read of the buffer gets 2-D
 coordinates (``y = offset // pitch``, ``x = offset % pitch // element size``) and can
 be replayed as an image read through the target's texture caches
-(:class:`analyzers.texture_replay.TextureReplay`).
+(:class:`analyzers.replay.texture_replay.TextureReplay`).
 """
 
 from __future__ import annotations

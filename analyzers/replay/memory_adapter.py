@@ -1,8 +1,8 @@
 """The memory replay's results, cut per launch and shaped for the time model.
 
-:func:`analyzers.memory.replay_memory` does the replay; this module only reads
+:func:`analyzers.replay.memory.replay_memory` does the replay; this module only reads
 its output: the JSON dicts (``memory.*``, ``local_memory.*``) of each launch,
-its per-site rows, and the :class:`~analyzers.bound.MemoryTraffic` the verdict
+its per-site rows, and the :class:`~analyzers.replay.traffic.MemoryTraffic` the verdict
 needs (bytes each level served, load hits per level, load requests and
 transactions).  Cache state does not carry over between launches, so replaying
 launch by launch gives each launch its own per-level counters.
@@ -14,11 +14,11 @@ from dataclasses import asdict, dataclass, field, fields, replace
 
 import pandas as pd
 
-from analyzers.bound import LevelTraffic, MemoryTraffic
-from analyzers.patterns import Patterns
-from analyzers.texture_replay import SITE_SUMS as TEXTURE_SUMS
-from analyzers.texture_replay import add_rates, image_site_facts
-from analyzers.warm_sample import (
+from analyzers.replay.patterns import Patterns
+from analyzers.replay.texture_replay import SITE_SUMS as TEXTURE_SUMS
+from analyzers.replay.texture_replay import add_rates, image_site_facts
+from analyzers.replay.traffic import LevelTraffic, MemoryTraffic
+from analyzers.replay.warm_sample import (
     MemoryEstimate,
     applies,
     plain_estimate,
@@ -80,7 +80,7 @@ class GlobalMemoryStats:
     #: The texture caches in front of ``caches`` (image reads), nearest first; empty without.
     texture_caches: tuple[TextureCacheStats, ...] = ()
     #: How the counts were obtained: the whole grid, a scaled sample, or a sample at steady
-    #: state with the grid's compulsory traffic (:mod:`analyzers.warm_sample`).
+    #: state with the grid's compulsory traffic (:mod:`analyzers.replay.warm_sample`).
     estimate: MemoryEstimate | None = None
     #: The constant cache that served constant loads (``Target.constant_cache``); empty where
     #: constant loads go through ``caches``.
@@ -128,7 +128,7 @@ class LaunchMemory:
     per_site: pd.DataFrame
     traffic: MemoryTraffic
     load_sites: frozenset = field(default_factory=frozenset)
-    #: Access-pattern facts of the launch (:mod:`analyzers.patterns`); None when not gathered.
+    #: Access-pattern facts of the launch (:mod:`analyzers.replay.patterns`); None when not gathered.
     patterns: Patterns | None = None
 
 
@@ -158,7 +158,7 @@ def _site_table(sites: pd.DataFrame) -> pd.DataFrame:
 
 def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None,
                   estimate: MemoryEstimate | None = None) -> LaunchMemory:
-    """Shape a single-launch :class:`~analyzers.memory.MemoryReplay` for the verdict.
+    """Shape a single-launch :class:`~analyzers.replay.memory.MemoryReplay` for the verdict.
 
     ``scale`` (work-groups in the launch / work-groups recorded) turns recorded
     counts into whole-launch traffic for the time model; the JSON dicts keep the
@@ -258,7 +258,7 @@ def _column_sum(per_launch, column: str) -> float:
 
 
 def fill_traffic(replay, target, launch: int | None, scale: float) -> dict:
-    """The replay's fill counts (:mod:`analyzers.inflight`) as :class:`MemoryTraffic` fields.
+    """The replay's fill counts (:mod:`analyzers.replay.inflight`) as :class:`MemoryTraffic` fields.
 
     A lookup that waited on a line another wave of its compute unit had just asked
     for was a hit at the first per-unit level; one that waited on another unit's
@@ -315,7 +315,7 @@ def memory_by_launch(trace, target, geos, targets: dict | None = None) -> dict[i
     ``targets`` may give a launch its own variant of the target (the SIMD width
     the compiler chose for that kernel, :mod:`analyzers.machine_code`).
     """
-    from analyzers.memory import replay_memory
+    from analyzers.replay.memory import replay_memory
 
     sizes = {g.launch: g.work_group_size for g in geos}
     out = {}

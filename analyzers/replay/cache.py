@@ -19,7 +19,7 @@ so that its hit and miss counts are a usable reference:
 
 A level's set of a line is the line address modulo the set count, or, for levels
 with ``index = "xor"``, that address with its upper bits XOR-folded onto the set
-bits first (:func:`analyzers.cache_kernels.set_index`): hashed caches do not
+bits first (:func:`analyzers.replay.cache_kernels.set_index`): hashed caches do not
 thrash on the power-of-two pitches that pile modulo-indexed lines into few sets.
 
 Sectored levels (``sector_bytes``) keep one tag per line and a valid and a dirty
@@ -27,7 +27,7 @@ bit per sector; the unit of hit, miss, fill and write-back is then the sector.
 
 Counters per level: load hits/misses, store hits/misses, dirty evictions; DRAM
 bytes read and written.  ``hits``/``misses`` add loads and stores.  The replay is
-compiled per geometry (:mod:`analyzers.cache_kernels`): one NumPy state array per
+compiled per geometry (:mod:`analyzers.replay.cache_kernels`): one NumPy state array per
 level, an inline walk down the levels for loads, and an explicit work stack instead
 of recursion for everything else.
 """
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analyzers.cache_kernels import LevelGeometry, block_entries, empty_stamp, kernels
+from analyzers.replay.cache_kernels import LevelGeometry, block_entries, empty_stamp, kernels
 from tracekit.errors import TargetError
 from tracekit.targets.model import CacheLevel, Target
 from tracekit.targets.schema import SET_INDEXES
@@ -222,7 +222,7 @@ class CacheHierarchy:
         """Keep what every level holds (per-unit levels written back, so clean); zero every counter.
 
         For a sample replayed with a footprint whose groups are enough to warm each other's
-        compute units (:func:`analyzers.warm_sample.replay_warm`): the shared levels and the
+        compute units (:func:`analyzers.replay.warm_sample.replay_warm`): the shared levels and the
         per-unit ones are then both as they are mid-launch.
         """
         self._settle(keep_units=True, keep_shared=True)
@@ -237,7 +237,7 @@ class CacheHierarchy:
         the farthest level a load found its data at (``len(levels)``: DRAM); stores and
         loads entering below the first level are left at -1.  A request waits for its
         slowest line, so the latency model needs where each request's lines came from,
-        not only each level's hit rate (:func:`analyzers.inflight.request_depths`).
+        not only each level's hit rate (:func:`analyzers.replay.inflight.request_depths`).
         """
         addrs = np.asarray(addrs)
         if addrs.dtype != np.int64 or (addrs.size and addrs.min() < 0):

@@ -10,7 +10,7 @@ the launch is estimated instead as follows (``method = "warm_sample"``):
 1. **Steady state.**  The recorded groups are replayed twice on the same hierarchy.
    Between the runs the per-unit levels are emptied (their dirty data written below)
    and every counter is zeroed, while the shared levels keep what the first run left
-   (:meth:`analyzers.cache.CacheHierarchy.settle_shared`).  Only the second run is
+   (:meth:`analyzers.replay.cache.CacheHierarchy.settle_shared`).  Only the second run is
    counted: each group meets its compute unit's caches cold, as in the plain replay,
    and the shared levels as they are mid-launch, holding the data other groups of
    the same kind touched.  A sample of at least :data:`WARM_UNITS_MIN_GROUPS` groups
@@ -46,7 +46,7 @@ the launch is estimated instead as follows (``method = "warm_sample"``):
 3. **Latency.**  A recording that keeps the first groups has a first run that is the
    whole launch's opening exactly, and where a round runs more groups than were recorded,
    the whole opening round starts cold, whichever were recorded (:func:`cold_weight`).  The step tally
-   (:mod:`analyzers.inflight`) is the first run's for the opening, fill waits included,
+   (:mod:`analyzers.replay.inflight`) is the first run's for the opening, fill waits included,
    and the counted run's for the rest, where its steps stop at a shared level that its
    own first run filled; the misses the footprint adds beyond the opening's move their
    share of those steps one level down (:func:`whole_launch_steps`, :func:`deepen_steps`).
@@ -65,21 +65,21 @@ from functools import cache
 
 import numpy as np
 
-from analyzers.cache import CacheHierarchy, LevelStats
-from analyzers.memory import (
+from analyzers.replay.cache import CacheHierarchy, LevelStats
+from analyzers.replay.memory import (
     OP_CODES,
     SPACE_CODES,
+    LaunchReplay,
     MemoryReplay,
-    _assemble,
-    _batch_arrays,
-    _chunks,
-    _launch_row,
-    _LaunchReplay,
+    assemble,
+    batch_arrays,
+    launch_chunks,
+    launch_row,
     replay_columns,
     sum_levels,
 )
-from analyzers.texture_replay import TextureReplay
-from analyzers.waves import pack_factor
+from analyzers.replay.texture_replay import TextureReplay
+from analyzers.replay.waves import pack_factor
 from tracekit.trace.footprint import LaunchFootprint
 
 METHODS = ("whole", "scaled", "warm_sample")
@@ -143,14 +143,14 @@ def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows:
     textured = target.texture is not None
 
     def chunks():
-        batches = (_batch_arrays(b, kernels)
+        batches = (batch_arrays(b, kernels)
                    for b in trace.iter_batches(columns=columns, batch_size=chunk_rows, launches=[launch]))
-        return _chunks(batches, lambda _launch: block, chunk_rows)
+        return launch_chunks(batches, lambda _launch: block, chunk_rows)
 
     def texture():
         return TextureReplay.for_launch(trace, target, launch) if textured else None
 
-    first = _LaunchReplay(target, hierarchy, group_size or None, texture(), patterns=False)
+    first = LaunchReplay(target, hierarchy, group_size or None, texture(), patterns=False)
     touched = _SampleUnits(target.caches) if cold is not None else None
     for cols, _ in chunks():
         first.add(cols)
@@ -164,12 +164,12 @@ def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows:
     span = max(1, min(int(first.groups_done), int(target.compute_units)))  # units the sample used
     passes = max(1, min(int(warm_passes), span // 2)) if rotate else 1
     for k in range(1, passes):
-        warm = _LaunchReplay(target, hierarchy, group_size or None, texture(), reset=False, patterns=False)
+        warm = LaunchReplay(target, hierarchy, group_size or None, texture(), reset=False, patterns=False)
         warm.cu_span, warm.cu_shift = span, k * span // (2 * passes)
         for cols, _ in chunks():
             warm.add(cols)
     settle(hierarchy)
-    counted = _LaunchReplay(target, hierarchy, group_size or None, texture(), reset=False)
+    counted = LaunchReplay(target, hierarchy, group_size or None, texture(), reset=False)
     if counted.constant is not None and first.constant is not None:
         counted.constant.carry(first.constant)  # constants stay in each unit's constant cache
     if rotate:
@@ -182,9 +182,9 @@ def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows:
     extra = None
     if counted_levels is not None:
         levels, dram, extra = counted_levels(levels, dram, evicted_dirty, cold_fetch)
-    row = _launch_row(kernel, launch, counted.accesses, sites, levels, dram, counted.first_level_cycles,
+    row = launch_row(kernel, launch, counted.accesses, sites, levels, dram, counted.first_level_cycles,
                       counted.atomic_cycles())
-    rep = _assemble(target, counted.accesses, [sites], [degrees], [row], [levels])
+    rep = assemble(target, counted.accesses, [sites], [degrees], [row], [levels])
     rep.texture_caches = sum_levels([texture_levels])
     rep.constant_caches = sum_levels([counted.constant.level_stats()] if counted.constant else [])
     if pats is not None:
@@ -315,7 +315,7 @@ def whole_launch_steps(counted: dict, cold: dict | None, before: list[LevelStats
 
 
 def deepen_steps(counts: dict, before: list[LevelStats], after: list[LevelStats], caches, n_tex: int) -> dict:
-    """The step tally (:mod:`analyzers.inflight`) with the misses the footprint added.
+    """The step tally (:mod:`analyzers.replay.inflight`) with the misses the footprint added.
 
     The counted run meets the shared levels holding its own first run's lines, so its steps
     stop there where, in the whole launch, the compulsory misses go on below.  At each shared
@@ -359,7 +359,7 @@ def replay_warm_units(trace, target, launch: int, group_size: int, chunk_rows: i
     per SM), so what they all read stays in its first-level cache: the H200 serves 73 % of
     the vector-kernel's L1 lookups.  A sample of 32 groups spread one per unit meets every
     unit cold (17 %).  The recorded groups are replayed once to fill the per-unit levels,
-    which keep their lines (:meth:`~analyzers.cache.CacheHierarchy.settle_units`), then
+    which keep their lines (:meth:`~analyzers.replay.cache.CacheHierarchy.settle_units`), then
     counted with each group moved to the unit of the group half the sample away: it finds
     another group's data, not its own, and groups that far apart share no neighbours' rows.
     The shared levels start cold in the counted pass, as in the plain sampled replay.

@@ -13,7 +13,7 @@ cache (NVIDIA's unified L1) send reads into that hierarchy directly at their til
 addresses; image writes always take the data path.
 
 For buffer loads the module measures what the guides' advice would change
-(:mod:`analyzers.texture_whatif`): whether a read-only buffer is read in a 2-D
+(:mod:`analyzers.replay.texture_whatif`): whether a read-only buffer is read in a 2-D
 pattern, and how the same reads would fare as reads of an image through the
 texture caches.
 """
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from analyzers.intdiv import ADDR_MASK, div, shift_of
+from analyzers.replay.intdiv import ADDR_MASK, div, shift_of
 from tracekit.targets.model import Target, TextureSpec
 
 
@@ -179,7 +179,7 @@ def texture_stream(ex, is_mem, is_tex, units, unit_ptr, unit_bytes, tunits, tuni
     """The data hierarchy's input in execution order ``ex``, with texture reads filtered.
 
     A memory request that is not a texture read contributes its cache units
-    (``units``, ``unit_bytes`` each) as :func:`analyzers.memory._cache_stream`
+    (``units``, ``unit_bytes`` each) as :func:`analyzers.replay.memory._cache_stream`
     does.  A texture read (``is_tex``) looks each of its texture lines (``tunits``)
     up in the texture caches; only the lines every level missed go on, as loads
     of ``fill_bytes``.  Per request: texture lookups, first-level hits and fills
