@@ -276,9 +276,9 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     res.bound = classify(res.alu.time_s, traffic, chains, res.occupancy.waves_per_cu * units, target, units,
                          schedule, dependent_issue_s(res.alu, res.occupancy.waves_per_cu, target),
                          wave_issue_s(res.alu, layout.waves, target))
-    res.bound.evidence.update(
-        simd_utilization=res.simd.utilization, occupancy=res.occupancy.occupancy,
-        occupancy_limiting_factor=res.occupancy.limiting_factor, active_compute_units=units)
+    res.bound = replace(res.bound, evidence=replace(
+        res.bound.evidence, simd_utilization=res.simd.utilization, occupancy=res.occupancy.occupancy,
+        occupancy_limiting_factor=res.occupancy.limiting_factor, active_compute_units=units))
     if site_table:
         res.per_site = rd.site_frame(res, sites)
     return res

@@ -23,12 +23,14 @@ sample of work-groups.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from functools import cached_property
 
 import numpy as np
 
 from analyzers.chains import LoadChains
-from analyzers.latency import dram_queue_s, latency_term, lines_per_request, loaded_latency
+from analyzers.latency import SlotSchedule, dram_queue_s, latency_term, lines_per_request, loaded_latency
 from analyzers.replay import MemoryTraffic
 from analyzers.timing import Schedule, launch_costs, memory_times
 
@@ -41,6 +43,80 @@ SOL_THRESHOLD = 0.6
 
 
 @dataclass(frozen=True)
+class Evidence(Mapping):
+    """The numbers behind a verdict, by name: what the report and the rules quote.
+
+    A typed record, read as attributes; it is also a read-only mapping of the flat names the
+    JSON document uses (:meth:`to_dict`), so a document and code see the same names.
+    """
+
+    verdict_margin: float | None     # the verdict's term over the runner-up's (None: the runner-up is 0)
+    runner_up: str
+    alu_share: float                 # ALU time over the launch time
+    utilization: dict[str, float]    # busy share of the device's peak: "alu" and every memory level
+    sol_threshold: float
+    memory_bottleneck: str
+    mean_load_latency_ns: float
+    load_served_by: dict[str, float]  # share of load lookups each level (or DRAM) served
+    load_transactions: float
+    load_transactions_per_request: float
+    loads_per_wave: float
+    dependent_chain_per_wave: float
+    dependent_chain_per_work_group: float
+    dependent_chain_slowest_wave: float
+    load_lines_per_request: float
+    load_request_latency_ns: float
+    fill_wait_lookups: dict[str, float]
+    dram_busy_share: float
+    dram_load_delay_ns: float
+    loads_in_flight_per_wave: float
+    resident_waves: float
+    transactions_in_flight_available: float
+    transactions_in_flight_needed: float | None   # None: no finite need (no loads in flight)
+    littles_law_s: float
+    lane_lookup_s_per_request: float
+    launch_overhead_s: float
+    atomic_queue_s: float
+    dependent_issue_s: float
+    wave_issue_s: float
+    #: The walk through the resident slots; None when the verdict had no schedule.
+    slots: SlotSchedule | None = None
+    #: The launch's execution figures beside the verdict (set by :func:`analyzers.analyze.analyze_launch`).
+    simd_utilization: float | None = None
+    occupancy: float | None = None
+    occupancy_limiting_factor: str | None = None
+    active_compute_units: int | None = None
+
+    #: Fields left out of the document while unset (the others are always written, None as null).
+    _OPTIONAL = ("simd_utilization", "occupancy", "occupancy_limiting_factor", "active_compute_units")
+
+    def to_dict(self) -> dict:
+        """The flat names of the JSON document (the slot walk's fields at the top level)."""
+        return dict(self._flat)
+
+    @cached_property
+    def _flat(self) -> dict:
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "slots":
+                if value is not None:
+                    out.update(asdict(value))
+            elif value is not None or f.name not in self._OPTIONAL:
+                out[f.name] = dict(value) if isinstance(value, dict) else value
+        return out
+
+    def __getitem__(self, key: str):
+        return self._flat[key]
+
+    def __iter__(self):
+        return iter(self._flat)
+
+    def __len__(self) -> int:
+        return len(self._flat)
+
+
+@dataclass(frozen=True)
 class BoundResult:
     verdict: str
     time_s: float
@@ -49,7 +125,7 @@ class BoundResult:
     latency_s: float
     memory_levels_s: dict[str, float]
     memory_bottleneck: str
-    evidence: dict = field(default_factory=dict)
+    evidence: Evidence
 
     def time_estimates(self) -> dict:
         return {"total_s": self.time_s, "alu_s": self.alu_s, "memory_s": self.memory_s,
@@ -59,7 +135,7 @@ class BoundResult:
     @property
     def utilization(self) -> dict[str, float]:
         """Predicted share of the launch time each resource is busy (``alu`` and every memory level)."""
-        return dict(self.evidence.get("utilization", {}))
+        return dict(self.evidence.utilization)
 
 
 def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_waves: float,
@@ -93,38 +169,22 @@ def classify(alu_s: float, traffic: MemoryTraffic, chains: LoadChains, resident_
     verdict = sol_verdict(utilization["alu"], max(
         (v for k, v in utilization.items() if k != "alu"), default=0.0), threshold)
     margin, runner_up = verdict_margin(verdict, alu_s, memory_s, latency_s)
-    evidence = {
-        "verdict_margin": margin,
-        "runner_up": runner_up,
-        "alu_share": alu_s / time_s if time_s > 0 else 0.0,
-        "utilization": utilization,
-        "sol_threshold": threshold,
-        "memory_bottleneck": bottleneck,
-        "mean_load_latency_ns": lt.mean_s * 1e9,
-        "load_served_by": dict(sorted(lt.served.items())),
-        "load_transactions": traffic.load_transactions,
-        "load_transactions_per_request": tpr,
-        "loads_per_wave": chains.loads_per_wave,
-        "dependent_chain_per_wave": chains.chain_per_wave,
-        "dependent_chain_per_work_group": chains.group_chain,
-        "dependent_chain_slowest_wave": chains.longest_chain,
-        "load_lines_per_request": lines_per_request(traffic),
-        "load_request_latency_ns": lt.request_s * 1e9,
-        "fill_wait_lookups": dict(sorted(traffic.fill_waits.items())),
-        "dram_busy_share": dram_busy,
-        "dram_load_delay_ns": dram_queue_s(target, dram_busy) * 1e9,
-        "loads_in_flight_per_wave": chains.loads_in_flight,
-        "resident_waves": resident_waves,
-        "transactions_in_flight_available": lt.in_flight,
-        "transactions_in_flight_needed": lt.needed if np.isfinite(lt.needed) else None,
-        "littles_law_s": lt.littles_s,
-        "lane_lookup_s_per_request": traffic.lookup_s_per_request,
-        "launch_overhead_s": overhead_s,
-        "atomic_queue_s": atomic_s,
-        "dependent_issue_s": issue_s,
-        "wave_issue_s": wave_issue_s,
-        **lt.sched,
-    }
+    evidence = Evidence(
+        verdict_margin=margin, runner_up=runner_up, alu_share=alu_s / time_s if time_s > 0 else 0.0,
+        utilization=utilization, sol_threshold=threshold, memory_bottleneck=bottleneck,
+        mean_load_latency_ns=lt.mean_s * 1e9, load_served_by=dict(sorted(lt.served.items())),
+        load_transactions=traffic.load_transactions, load_transactions_per_request=tpr,
+        loads_per_wave=chains.loads_per_wave, dependent_chain_per_wave=chains.chain_per_wave,
+        dependent_chain_per_work_group=chains.group_chain, dependent_chain_slowest_wave=chains.longest_chain,
+        load_lines_per_request=lines_per_request(traffic), load_request_latency_ns=lt.request_s * 1e9,
+        fill_wait_lookups=dict(sorted(traffic.fill_waits.items())), dram_busy_share=dram_busy,
+        dram_load_delay_ns=dram_queue_s(target, dram_busy) * 1e9,
+        loads_in_flight_per_wave=chains.loads_in_flight, resident_waves=resident_waves,
+        transactions_in_flight_available=lt.in_flight,
+        transactions_in_flight_needed=lt.needed if np.isfinite(lt.needed) else None,
+        littles_law_s=lt.littles_s, lane_lookup_s_per_request=traffic.lookup_s_per_request,
+        launch_overhead_s=overhead_s, atomic_queue_s=atomic_s, dependent_issue_s=issue_s,
+        wave_issue_s=wave_issue_s, slots=lt.slots)
     return BoundResult(verdict, time_s, alu_s, memory_s, latency_s, levels, bottleneck, evidence)
 
 

@@ -205,6 +205,18 @@ def store_ack_latency_s(target) -> float:
 
 
 @dataclass(frozen=True)
+class SlotSchedule:
+    """The latency term's walk of the busiest unit's work-groups through their resident slots."""
+
+    work_groups_per_unit: int
+    resident_work_groups_per_unit: int
+    rounds: int
+    work_group_dispatch_s: float
+    wave_lifetime_s: float
+    slowest_wave_lifetime_s: float
+
+
+@dataclass(frozen=True)
 class Latency:
     """The latency term at one DRAM queueing delay."""
 
@@ -217,7 +229,8 @@ class Latency:
     request_s: float
     lifetime_s: float
     longest_s: float
-    sched: dict
+    #: How the work-groups pass through their slots; None without a schedule (Little's law alone).
+    slots: SlotSchedule | None
 
 
 def dram_queue_s(target, busy: float) -> float:
@@ -259,18 +272,16 @@ def latency_term(traffic: MemoryTraffic, chains: LoadChains, resident_waves: flo
     # a wave cannot finish before it has issued its own instructions, each waiting for the last
     lifetime_s += wave_issue_s
     longest_s += wave_issue_s
-    sched = {}
+    slots = None
     if schedule is not None:
         slots_s, rounds = schedule_time(schedule, lifetime_s, dispatch_s, longest_s)
         latency_s = overhead_s + slots_s
-        sched = {"work_groups_per_unit": schedule.work_groups_per_unit,
-                 "resident_work_groups_per_unit": schedule.resident_work_groups, "rounds": rounds,
-                 "work_group_dispatch_s": dispatch_s, "wave_lifetime_s": lifetime_s,
-                 "slowest_wave_lifetime_s": longest_s}
+        slots = SlotSchedule(schedule.work_groups_per_unit, schedule.resident_work_groups, rounds, dispatch_s,
+                             lifetime_s, longest_s)
     else:
         latency_s = overhead_s + littles_s
     return Latency(latency_s, lat, served, littles_s, needed, in_flight, request_s, lifetime_s, longest_s,
-                    sched)
+                   slots)
 
 
 def loaded_latency(term, dram_s: float, throughput_s: float, target) -> tuple[Latency, float]:

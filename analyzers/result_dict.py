@@ -83,7 +83,7 @@ def launch_dict(res) -> dict:
     d = {"kernel": res.kernel, "launch": res.launch, "error": res.error,
          "geometry": _geometry(res.geometry), "bound": res.verdict,
          "time_estimates": res.time_estimates,
-         "evidence": dict(res.bound.evidence) if res.bound else {},
+         "evidence": res.bound.evidence.to_dict() if res.bound else {},
          "simd": res.simd.to_dict() if res.simd else {},
          "occupancy": res.occupancy.to_dict() if res.occupancy else {},
          "alu": dict(res.alu.to_dict(), lane_ops=lane_ops(res)) if res.alu else {},

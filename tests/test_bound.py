@@ -197,3 +197,30 @@ def test_dependent_issue_floor_binds_below_the_latency_in_waves():
                  issue_s=dependent_issue_s(alu, 4.0, tgt))
     assert b.verdict == "latency" and b.time_s == pytest.approx(4e-6)
     assert b.evidence["dependent_issue_s"] == pytest.approx(4e-6)
+
+
+def test_evidence_is_typed_and_reads_as_the_documents_flat_names():
+    """Attributes and the JSON names agree; the slot walk's fields are flattened into the document,
+    and the launch figures analyze_launch adds are left out until set."""
+    from dataclasses import replace
+
+    from analyzers.timing import Schedule
+
+    reqs = 2 * (1 << 20) / 32
+    tr = traffic(l1_bytes=12 << 20, l2_bytes=12 << 20, dram=12 << 20, l1=(reqs * 4, 0), l2=(reqs * 4, 0),
+                 requests=reqs, transactions=reqs * 2)
+    b = classify(alu_s=1e-6, traffic=tr, chains=LoadChains(2, 1), resident_waves=4 * 32, target=T,
+                 active_cus=4, schedule=Schedule(work_groups_per_unit=8, resident_work_groups=2))
+    ev = b.evidence
+    doc = ev.to_dict()
+    assert doc["memory_bottleneck"] == ev.memory_bottleneck == "DRAM"
+    assert doc["rounds"] == ev.slots.rounds == 4 and "slots" not in doc
+    assert doc["utilization"] == ev.utilization and doc["utilization"] is not ev.utilization
+    assert "occupancy" not in doc and ev.get("occupancy") is None
+    assert dict(ev) == doc and len(ev) == len(doc)
+    full = replace(ev, occupancy=0.5, active_compute_units=4)
+    assert full["occupancy"] == 0.5 and full.to_dict()["active_compute_units"] == 4
+    assert "simd_utilization" not in full
+    without = classify(alu_s=1e-6, traffic=tr, chains=LoadChains(2, 1), resident_waves=4 * 32, target=T,
+                       active_cus=4).evidence
+    assert without.slots is None and "rounds" not in without.to_dict()

@@ -77,3 +77,33 @@ def test_analyze_command_renders_this_model(trace_path, tmp_path, model):
     out = tmp_path / "report.html"
     assert run_analyze(str(trace_path), TARGETS, "html", str(out)) is None
     assert out.read_text(encoding="utf-8") == render_html(model)
+
+
+def test_the_checklist_is_a_pipeline_step_not_a_side_effect_of_writing(trace_path, tmp_path, monkeypatch):
+    """analyze() runs the rules and their replays; writing the documents afterwards runs neither."""
+    from analyzers.rules import gains
+    from tracekit import pipeline
+
+    analysis = pipeline.analyze(str(trace_path), TARGETS[:1])
+    assert analysis.findings, "the strided store fires at least one rule"
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("a document was made by running the rules again")
+
+    monkeypatch.setattr(gains, "price_by_replay", refuse)
+    monkeypatch.setattr("analyzers.rules.run_rules", refuse)
+    doc = analysis.document()
+    assert doc["targets"][TARGETS[0]]["findings"] == [f.to_dict() for f in analysis.findings]
+    pipeline.write(analysis, "json", tmp_path / "again.json")
+
+
+def test_an_analysis_without_its_checklist_refuses_to_report(trace_path):
+    from tracekit import pipeline
+    from tracekit.errors import TracekitError
+
+    analysis = pipeline.analyze(str(trace_path), TARGETS[:1], checklist=False)
+    assert analysis.checklist is None and analysis.results[0].launches
+    with pytest.raises(TracekitError, match="made without its checklist"):
+        analysis.document()
+    with pytest.raises(TypeError, match="checklist must be True or False"):
+        pipeline.analyze(str(trace_path), TARGETS[:1], checklist="no")

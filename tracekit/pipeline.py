@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from tracekit.arguments import (
@@ -72,12 +72,19 @@ def load_trace(trace):
 
 @dataclass
 class Analysis:
-    """One trace analysed on several targets, with the checklist computed on first use."""
+    """One trace analysed on several targets, and its checklist.
+
+    The checklist is a step of the pipeline (:func:`analyze` runs the rules and prices their
+    fixes by replay before it returns), never a side effect of rendering: every document
+    made from one analysis shows the same findings, and writing one runs no rule.
+    """
 
     trace: object
     #: One :class:`analyzers.AnalysisResult` per target, in the order the targets were given.
     results: list
-    _findings: list | None = field(default=None, repr=False)
+    #: The checklist on every (launch, target), in checklist order (:func:`run_checklist`); None
+    #: when :func:`analyze` was asked for the analysis alone (``checklist=False``).
+    checklist: list | None = None
 
     @property
     def targets(self) -> list:
@@ -89,13 +96,11 @@ class Analysis:
 
     @property
     def findings(self) -> list:
-        """The checklist on every (launch, target), in checklist order: the rules' findings, those
-        whose fix a replay can apply priced by that replay (docs/rules.md)."""
-        if self._findings is None:
-            from analyzers.rules import run_rules
-            from analyzers.rules.gains import price_by_replay
-            self._findings = price_by_replay(run_rules(self.results), self.results, self.trace)
-        return self._findings
+        """The checklist; refused (exit 2) for an analysis made without it."""
+        if self.checklist is None:
+            raise TracekitError("this analysis was made without its checklist (analyze(..., "
+                                "checklist=False)); analyze again with checklist=True to report it")
+        return self.checklist
 
     def document(self) -> dict:
         """The JSON document of ``tracekit analyze --format json`` (docs/json-schema.md)."""
@@ -131,12 +136,25 @@ class Analysis:
                                   sensitivity=self.sensitivity())
 
 
+def run_checklist(trace, results: Sequence) -> list:
+    """The rules on every (launch, target) of ``results``, those whose fix a replay can apply
+    priced by that replay (docs/rules.md), in checklist order."""
+    from analyzers.rules import run_rules
+    from analyzers.rules.gains import price_by_replay
+
+    return price_by_replay(run_rules(list(results)), list(results), trace)
+
+
 def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: str | None = None,
-            shard: str = "launch", progress: bool = False) -> Analysis:
+            shard: str = "launch", progress: bool = False, checklist: bool = True) -> Analysis:
     """Analyse every launch of ``trace`` on every target: here, or on Dask workers when
-    ``workers`` (a local cluster of that many) or ``scheduler`` (an address) is given."""
+    ``workers`` (a local cluster of that many) or ``scheduler`` (an address) is given; then,
+    unless ``checklist`` is False, run the rules and price their fixes (:func:`run_checklist`)."""
     from tracekit.progress import progress as progress_bar
 
+    if not isinstance(checklist, bool):
+        raise ArgumentTypeError(f"checklist must be True or False, got {type(checklist).__name__} "
+                                f"{checklist!r}")
     check_options(workers=workers, scheduler=scheduler, progress=progress)
     check_targets("targets", targets)
     trace = load_trace(trace)
@@ -149,7 +167,7 @@ def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: 
     else:
         from analyzers import analyze as analyze_target
         results = per_target(trace, loaded, analyze_target, "analyze", progress)
-    return Analysis(trace, results)
+    return Analysis(trace, results, run_checklist(trace, results) if checklist else None)
 
 
 def check_options(*, workers=None, scheduler=None, progress=False) -> None:

@@ -33,6 +33,7 @@ from analyzers.replay.constant_cache import ConstantCache
 from analyzers.replay.inflight import FillTracker
 from analyzers.replay.patterns import PatternAccumulator, Patterns
 from analyzers.replay.request_cost import request_cycles
+from analyzers.replay.sites import MEMORY_SPACES, SITE_KEYS, SITE_SUMS
 from analyzers.replay.texture_replay import COLUMNS as TEXTURE_COLUMNS
 from analyzers.replay.texture_replay import TextureReplay, add_rates
 from analyzers.replay.waves import chunk_virtual_groups, form_requests, pack_factor, schedule
@@ -42,7 +43,6 @@ from tracekit.trace.reader import Trace
 
 SPACE_CODES = {s: i for i, s in enumerate(schema.SPACES)}
 OP_CODES = {s: i for i, s in enumerate(schema.OPS)}
-MEMORY_SPACES = ("global", "constant", "image")
 _COLUMNS = ["kernel", "launch", "group", "item", "site", "space", "op", "address", "size", "buffer"]
 ADDRESS_MASK = np.uint64((1 << 63) - 1)
 _NO_LANES = np.empty(0, np.int32)
@@ -53,8 +53,9 @@ _NO_LANES = np.empty(0, np.int32)
 #: the launch.
 WINDOWED_FROM = 1 << 21
 WINDOW_ROWS = 1 << 17
-_SITE_COLS = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved",
-              "local_cycles", "degree_sum", "degree_max"]
+#: The per-site sums a replay keeps: the table's counts, then the bank-conflict degrees (their sum
+#: and maximum, for the mean and the worst).
+_SITE_COLS = [*SITE_SUMS, "degree_sum", "degree_max"]
 
 
 @dataclass
@@ -332,6 +333,38 @@ def _cut(buf: dict, block_of, chunk_rows: int, *, done: bool):
     return buf
 
 
+@dataclass(frozen=True)
+class _Requests:
+    """One chunk's SIMD requests as every step of the replay reads them: the rows in request
+    order (``order``, ``req_ptr``), and each request's site, space and op (from its first row)."""
+
+    order: np.ndarray
+    req_ptr: np.ndarray
+    lane: np.ndarray
+    addr: np.ndarray       # the rows' addresses; images at their tiled addresses
+    size: np.ndarray
+    first: np.ndarray      # each request's first row
+    site: np.ndarray       # int64
+    space: np.ndarray
+    op: np.ndarray
+    is_mem: np.ndarray     # through the cache hierarchy (global, constant, image)
+    is_local: np.ndarray
+    is_constant: np.ndarray  # constant loads
+
+    @property
+    def rows(self) -> int:
+        return len(self.size)
+
+    @classmethod
+    def of(cls, c: dict, lane, order, req_ptr, tex: TextureReplay | None) -> _Requests:
+        first = order[req_ptr[:-1]]
+        space, op = c["space"][first], c["op"][first]
+        addr = tex.addresses(c) if tex is not None else c["address"]
+        return cls(order, req_ptr, lane, addr, c["size"], first, c["site"][first].astype(np.int64), space, op,
+                   np.isin(space, [SPACE_CODES[s] for s in MEMORY_SPACES]), space == SPACE_CODES["local"],
+                   (space == SPACE_CODES["constant"]) & (op == OP_CODES["load"]))
+
+
 class LaunchReplay:
     """Accumulates one launch's metrics over its chunks."""
 
@@ -500,81 +533,93 @@ class LaunchReplay:
 
     def _add_requests(self, c, lane, order, req_ptr, req_wave, wave_vg, scheduled, *, steps=None,
                       rows_done: bool = False) -> None:
-        """Everything after forming the requests of a chunk (or a window of one): coalescing,
-        banks, caches, fills, per-site sums and pattern facts.  ``scheduled()`` gives the
-        execution order and compute unit of each request; ``rows_done`` says the item facts
-        of the rows were already taken."""
-        t = self.t
-        site = c["site"]
-        n = len(site)
-        first = order[req_ptr[:-1]]
-        rq_site, rq_space, rq_op = site[first].astype(np.int64), c["space"][first], c["op"][first]
-        is_mem = np.isin(rq_space, [SPACE_CODES[s] for s in MEMORY_SPACES])
-        is_local = rq_space == SPACE_CODES["local"]
-        unit = self.h.first_unit_bytes if self.h is not None else t.transaction_bytes
-        size = c["size"]
-        tex = self.tex
-        addr = tex.addresses(c) if tex is not None else c["address"]  # images at tiled addresses
-        tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, addr, size, t.transaction_bytes,
-                                                      is_mem & (self.h is not None), unit,
-                                                      self._buffer("units", 2 * n))
+        """Everything after forming the requests of a chunk (or a window of one), one step each:
+        coalescing, local-memory banks, per-request prices of the first level, atomics, the
+        caches (with fills and the texture and constant paths), per-site sums and pattern facts.
+        ``scheduled()`` gives the execution order and compute unit of each request; ``rows_done``
+        says the item facts of the rows were already taken."""
+        rq = _Requests.of(c, lane, order, req_ptr, self.tex)
+        unit = self.h.first_unit_bytes if self.h is not None else self.t.transaction_bytes
+        cached = rq.is_mem & (self.h is not None)
+        tx_bytes = self.t.transaction_bytes
+        scratch = self._buffer("units", 2 * rq.rows)
+        tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, rq.addr, rq.size, tx_bytes, cached,
+                                                      unit, scratch)
         distinct = (units, unit_ptr)  # before any lane-by-lane lookup list replaces them
-        if self.h is not None and getattr(t, "cache_lookup", "request") == "lane":
+        if self.h is not None and getattr(self.t, "cache_lookup", "request") == "lane":
             # each lane of a load looks its own line up (PowerVR); transactions stay distinct lines
-            per_lane = is_mem & (rq_op == OP_CODES["load"])
+            per_lane = rq.is_mem & (rq.op == OP_CODES["load"])
             if per_lane.any():
-                units, unit_ptr = lane_units(order, req_ptr, addr, size, unit, per_lane, units, unit_ptr)
-        lm = t.local_memory
-        writes = c["op"] if OP_CODES["load"] == 0 else c["op"] != OP_CODES["load"]
-        cycles, degree = bank_cycles(order, req_ptr, lane, addr, size, writes, is_local, lm.banks,
-                                     lm.bank_width_bytes, lm.lanes_per_cycle, lm.read_broadcast,
-                                     lm.write_same_address_conflicts, float(lm.write_cost_factor))
-        if getattr(lm, "bandwidth_bytes_per_cycle", 0) and is_local.any():
-            cycles = local_data_cycles(cycles, order, req_ptr, size, is_local,
-                                       float(lm.bandwidth_bytes_per_cycle))
-        is_constant = (rq_space == SPACE_CODES["constant"]) & (rq_op == OP_CODES["load"])
-        if self.price_requests:  # requests the first level serves (constant loads may go elsewhere)
-            served = is_mem & ~is_constant if self.constant is not None else is_mem
-            cycles_l1 = request_cycles(t.caches[0], order, req_ptr, lane, addr, size, served, units, unit_ptr,
-                                       t.simd.width)
-            self.first_level_cycles += float(cycles_l1.sum())
+                units, unit_ptr = lane_units(order, req_ptr, rq.addr, rq.size, unit, per_lane, units,
+                                             unit_ptr)
+        cycles, degree = self._local_cycles(c, rq)
+        if self.price_requests:
+            self._price_first_level(rq, units, unit_ptr)
         if self.atomics is not None:
-            self.atomics.add(order, req_ptr, addr, size,
-                             (rq_op == OP_CODES["atomic"]) & (rq_space == SPACE_CODES["global"]))
-        if self.h is not None and is_mem.any():
-            ex, cu_of_req = scheduled()
-            if self.cu_span:
-                cu_of_req = (cu_of_req + self.cu_shift) % self.cu_span
-            is_load = is_mem & (rq_op == OP_CODES["load"])
-            self.fills.add(ex, is_load, *distinct, cu_of_req, req_wave, wave_vg, rq_site, steps)
-            filtered = None
-            if tex is not None:  # image reads through the texture caches, in the same order
-                filtered = tex.stream(order, req_ptr, addr, size, ex, is_mem, rq_space, rq_op, cu_of_req,
-                                      units, unit_ptr, unit, first)
-            if filtered is not None:
-                addrs, ops, lens, cus = filtered
-                self._tallied_access(addrs, ops, lens, cus, ex, is_mem, is_load, *tex.stream_layout)
-            else:
-                stream = self._buffer("stream", 4 * len(units)).reshape(4, -1)
-                addrs, ops, cus, const = _cache_stream(ex, is_mem, units, unit_ptr, rq_op, OP_CODES["load"],
-                                                       cu_of_req, is_constant, stream)
-                if self.constant is not None and is_constant.any():
-                    addrs, ops, lens, cus, levels = self.constant.filter(addrs, ops, cus, const, unit)
-                    self.h.access(addrs, ops=ops, lengths=lens, cus=cus, levels=levels)
-                    self.fills.skip_depths()
-                else:
-                    self._tallied_access(addrs, ops, unit, cus, ex, is_mem, is_load, np.diff(unit_ptr), None)
-        key = (rq_site << 8) | (rq_space.astype(np.int64) << 4) | rq_op.astype(np.int64)
-        self._add_sites(key, req_ptr, tx, breq, cycles, degree, is_local)
-        if tex is not None:
-            tex.add_sites(key, c["buffer"][first] if "buffer" in c else None)
+            self.atomics.add(order, req_ptr, rq.addr, rq.size,
+                             (rq.op == OP_CODES["atomic"]) & (rq.space == SPACE_CODES["global"]))
+        if self.h is not None and rq.is_mem.any():
+            self._through_caches(rq, req_wave, wave_vg, scheduled, steps, distinct, units, unit_ptr, unit)
+        key = (rq.site << 8) | (rq.space.astype(np.int64) << 4) | rq.op.astype(np.int64)
+        self._add_sites(key, req_ptr, tx, breq, cycles, degree, rq.is_local)
+        if self.tex is not None:
+            self.tex.add_sites(key, c["buffer"][rq.first] if "buffer" in c else None)
         if self.patterns is not None:
             if not rows_done:
                 self.patterns.add_rows(c, c["buffer"])
-            is_global_load = (rq_space == SPACE_CODES["global"]) & (rq_op == OP_CODES["load"])
+            is_global_load = (rq.space == SPACE_CODES["global"]) & (rq.op == OP_CODES["load"])
             per_req = np.diff(distinct[1]) if self.h is not None else None
-            self.patterns.add_requests(key, order, req_ptr, req_wave, lane, addr, size, tx, ~is_local, first,
-                                       rq_site, is_global_load, per_req)
+            self.patterns.add_requests(key, order, req_ptr, req_wave, lane, rq.addr, rq.size, tx,
+                                       ~rq.is_local, rq.first, rq.site, is_global_load, per_req)
+
+    def _local_cycles(self, c, rq: _Requests) -> tuple[np.ndarray, np.ndarray]:
+        """Cycles and conflict degree of each local request in the banks (and at the data path's
+        bytes per cycle where the target gives one); zeros for the others."""
+        lm = self.t.local_memory
+        writes = c["op"] if OP_CODES["load"] == 0 else c["op"] != OP_CODES["load"]
+        cycles, degree = bank_cycles(rq.order, rq.req_ptr, rq.lane, rq.addr, rq.size, writes, rq.is_local,
+                                     lm.banks, lm.bank_width_bytes, lm.lanes_per_cycle, lm.read_broadcast,
+                                     lm.write_same_address_conflicts, float(lm.write_cost_factor))
+        if getattr(lm, "bandwidth_bytes_per_cycle", 0) and rq.is_local.any():
+            cycles = local_data_cycles(cycles, rq.order, rq.req_ptr, rq.size, rq.is_local,
+                                       float(lm.bandwidth_bytes_per_cycle))
+        return cycles, degree
+
+    def _price_first_level(self, rq: _Requests, units, unit_ptr) -> None:
+        """Busy cycles of a first level priced per request, for the requests it serves (constant
+        loads may go to a constant cache instead)."""
+        served = rq.is_mem & ~rq.is_constant if self.constant is not None else rq.is_mem
+        cycles = request_cycles(self.t.caches[0], rq.order, rq.req_ptr, rq.lane, rq.addr, rq.size, served,
+                                units, unit_ptr, self.t.simd.width)
+        self.first_level_cycles += float(cycles.sum())
+
+    def _through_caches(self, rq: _Requests, req_wave, wave_vg, scheduled, steps, distinct, units, unit_ptr,
+                        unit) -> None:
+        """The chunk's memory requests through the cache levels in execution order: fills in
+        flight, image reads through the texture caches, constant loads through their own cache."""
+        ex, cu_of_req = scheduled()
+        if self.cu_span:
+            cu_of_req = (cu_of_req + self.cu_shift) % self.cu_span
+        is_load = rq.is_mem & (rq.op == OP_CODES["load"])
+        self.fills.add(ex, is_load, *distinct, cu_of_req, req_wave, wave_vg, rq.site, steps)
+        tex = self.tex
+        filtered = None
+        if tex is not None:  # image reads through the texture caches, in the same order
+            filtered = tex.stream(rq.order, rq.req_ptr, rq.addr, rq.size, ex, rq.is_mem, rq.space, rq.op,
+                                  cu_of_req, units, unit_ptr, unit, rq.first)
+        if filtered is not None:
+            addrs, ops, lens, cus = filtered
+            self._tallied_access(addrs, ops, lens, cus, ex, rq.is_mem, is_load, *tex.stream_layout)
+            return
+        stream = self._buffer("stream", 4 * len(units)).reshape(4, -1)
+        addrs, ops, cus, const = _cache_stream(ex, rq.is_mem, units, unit_ptr, rq.op, OP_CODES["load"],
+                                               cu_of_req, rq.is_constant, stream)
+        if self.constant is not None and rq.is_constant.any():
+            addrs, ops, lens, cus, levels = self.constant.filter(addrs, ops, cus, const, unit)
+            self.h.access(addrs, ops=ops, lengths=lens, cus=cus, levels=levels)
+            self.fills.skip_depths()
+        else:
+            self._tallied_access(addrs, ops, unit, cus, ex, rq.is_mem, is_load, np.diff(unit_ptr), None)
 
     def _tallied_access(self, addrs, ops, lens, cus, ex, is_mem, is_load, count, texture_far) -> None:
         """Replay the stream through the data levels and tally each load step by the farthest level
@@ -851,7 +896,7 @@ def launch_row(kernel, launch, accesses, sites, levels, dram, first_level_cycles
 
 
 def assemble(target, total, site_frames, degree_frames, launch_rows, level_rows) -> MemoryReplay:
-    cols = ["kernel", "launch", "site", "space", "op"] + _SITE_COLS
+    cols = [*SITE_KEYS, *_SITE_COLS]
     per_site = pd.concat(site_frames, ignore_index=True) if site_frames else pd.DataFrame(columns=cols)
     for c in _SITE_COLS:
         per_site[c] = per_site[c].astype(np.float64 if c == "local_cycles" else np.int64)

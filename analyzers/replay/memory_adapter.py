@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 import pandas as pd
 
 from analyzers.replay.patterns import Patterns
+from analyzers.replay.sites import LOAD_OPS, MEMORY_SPACES, SITE_SUMS
 from analyzers.replay.texture_replay import SITE_SUMS as TEXTURE_SUMS
 from analyzers.replay.texture_replay import add_rates, image_site_facts
 from analyzers.replay.traffic import LevelTraffic, MemoryTraffic
@@ -27,10 +28,6 @@ from analyzers.replay.warm_sample import (
     warm_units_apply,
 )
 from tracekit.trace.footprint import launch_footprint
-
-MEMORY_SPACES = ("global", "constant", "image")
-LOAD_OPS = ("load", "atomic")
-_SUM_COLS = ("requests", "accesses", "transactions", "bytes_requested", "bytes_moved", "local_cycles")
 
 
 @dataclass(frozen=True)
@@ -140,7 +137,7 @@ def _site_table(sites: pd.DataFrame) -> pd.DataFrame:
     """One row per site (a site is one static instruction, so one space and op)."""
     if sites.empty:
         return sites
-    cols = [c for c in _SUM_COLS + TEXTURE_SUMS if c in sites.columns]
+    cols = [c for c in SITE_SUMS + TEXTURE_SUMS if c in sites.columns]
     first = sites.groupby("site", sort=True)[["space", "op"]].first()
     sums = sites.groupby("site", sort=True)[cols].sum()
     out = first.join(sums)

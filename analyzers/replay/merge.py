@@ -13,6 +13,7 @@ import pandas as pd
 
 from analyzers.replay.memory import MemoryReplay, sum_levels
 from analyzers.replay.patterns import merge_patterns
+from analyzers.replay.sites import SITE_KEYS, SITE_SUMS
 from analyzers.replay.texture_replay import SITE_SUMS as TEXTURE_SUMS
 from analyzers.replay.texture_replay import add_rates
 
@@ -24,8 +25,8 @@ def merge_replays(parts, target):
     if not parts:
         return None
     sites = pd.concat([p.per_site for p in parts], ignore_index=True)
-    keys = ["kernel", "launch", "site", "space", "op"]
-    sums = ["requests", "accesses", "transactions", "bytes_requested", "bytes_moved", "local_cycles"]
+    keys = list(SITE_KEYS)
+    sums = list(SITE_SUMS)
     sums += [c for c in TEXTURE_SUMS if c in sites.columns]  # the texture path's counts add up too
     extra = {c: (c, "max") for c in ("row_pitch_bytes", "item_rows", "item_columns") if c in sites.columns}
     sites = sites.assign(_deg=sites["conflict_degree_mean"].fillna(0) * sites["requests"])

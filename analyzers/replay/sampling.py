@@ -43,7 +43,6 @@ import pandas as pd
 from analyzers.replay.cache import CacheHierarchy
 from analyzers.replay.memory import (
     ADDRESS_MASK,
-    MEMORY_SPACES,
     SPACE_CODES,
     LaunchReplay,
     batch_arrays,
@@ -52,6 +51,7 @@ from analyzers.replay.memory import (
     replay_columns,
     take_rows,
 )
+from analyzers.replay.sites import MEMORY_SPACES
 from analyzers.replay.texture_replay import TextureReplay
 from analyzers.replay.waves import pack_factor
 from tracekit.trace.views import launch_groups, launch_view

@@ -31,7 +31,7 @@ def level_seconds(f, level_index: int, nbytes: float) -> float:
     lv = f.target.caches[level_index]
     if not lv.bandwidth_bytes_per_cycle:
         return 0.0
-    active = int((f.result.bound.evidence or {}).get("active_compute_units", 1) or 1) if f.result.bound else 1
+    active = int(f.result.bound.evidence.active_compute_units or 1) if f.result.bound else 1
     copies = active if lv.scope == "compute_unit" else 1
     return nbytes / (lv.bandwidth_bytes_per_cycle * max(copies, 1) * f.target.clock_mhz * 1e6)
 

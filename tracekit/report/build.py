@@ -146,8 +146,9 @@ def launch_view(r, target, info: LaunchFacts | None, sites: dict,
     verdict = r.verdict if r.verdict in VERDICTS else "unknown"
     view = LaunchOnTarget(target=target.name, verdict=verdict, time_s=_finite(te.get("total_s")), times=times,
                           findings=sort_findings(findings))
-    ev = r.bound.evidence if r.bound is not None else {}
-    view.verdict_margin, view.runner_up = _finite(ev.get("verdict_margin")), str(ev.get("runner_up") or "")
+    if r.bound is not None:
+        ev = r.bound.evidence
+        view.verdict_margin, view.runner_up = _finite(ev.verdict_margin), str(ev.runner_up or "")
     if r.memory is not None:
         m, lm = r.memory.memory, r.memory.local_memory
         view.requests, view.transactions = int(m.requests), int(m.transactions)
