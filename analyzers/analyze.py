@@ -25,6 +25,7 @@ from analyzers.dataflow import Graph, graph
 from analyzers.geometry import LaunchGeometry, launch_geometries
 from analyzers.machine_code import MachineCodeResult
 from analyzers.occupancy import LaunchDoesNotFit, OccupancyResult, check_fits, occupancy
+from analyzers.parallel import is_worker
 from analyzers.replay import LaunchMemory, MemoryTraffic, memory_by_launch
 from analyzers.roles import role_pricing, site_roles
 from analyzers.simd import (
@@ -306,38 +307,94 @@ def analyze(trace, target, *, issues_memo: dict | None = None) -> AnalysisResult
     :func:`analyze_launch` (what-if replays of one launch share it).
     """
     from analyzers.machine_code import kernels_for_target, launch_target
+    from analyzers.parallel import ANALYSIS_PEAK_BYTES, map_cores
+    from tracekit.progress import launch_done
 
     trace = resolve_trace(trace)  # first, so a bad trace is named before a bad target
     target = resolve_target(target)
     geos, warnings = launch_geometries(trace)
     machine = kernels_for_target(trace, target)
     code = {g.launch: machine.get((g.kernel, g.build_options or "")) for g in geos}
-    try:
-        memory = memory_by_launch(trace, target, geos,
-                                  targets={g.launch: launch_target(target, code[g.launch]) for g in geos})
-        mem_error = None
-    except TraceFormatError:
-        raise  # the trace is damaged: no target can use it
-    except TracekitError as exc:
-        memory, mem_error = {}, str(exc)
+    targets = {g.launch: launch_target(target, code[g.launch]) for g in geos}
     sites = trace.sites.to_pandas() if trace.sites.num_rows else None
     recorded = recorded_launches(trace)
+    work = _LaunchWork(trace, target, targets, code, sites, recorded, issues_memo)
+    # launches are independent (caches start empty at each one): on every core, each launch's
+    # replay and models in one task; what-if replays sharing ``issues_memo`` stay in this process
+    def credit(i: int, d: _LaunchDone) -> None:  # a worker's reads were not counted: the launch is done
+        if d.elsewhere:
+            launch_done(trace, geos[i].launch)
+
+    done = map_cores(work, geos, memory_each=ANALYSIS_PEAK_BYTES, on_done=credit,
+                     processes=1 if issues_memo is not None else None)
+    # as one replay of the launches in turn would: a damaged trace raises, a replay that fails
+    # fails every launch with the first failure's reason, and only then a model's own error raises
+    failed = next((d.memory_error for d in done if d.memory_error is not None), None)
+    if isinstance(failed, TraceFormatError):
+        raise failed
+    if failed is not None:
+        errors = [LaunchResult(g.kernel, g.launch, g, error=str(failed)) for g in geos]
+        return AnalysisResult(str(trace.path), target, errors, warnings)
+    raised = next((d.raised for d in done if d.raised is not None), None)
+    if raised is not None:
+        raise raised
     out = []
-    for geo in geos:
-        if mem_error:
-            out.append(LaunchResult(geo.kernel, geo.launch, geo, error=mem_error))
-            continue
-        if geo.launch not in recorded:  # a launches row alone: a verdict at 0 s would be made up
-            out.append(LaunchResult(geo.kernel, geo.launch, geo, error=EMPTY_LAUNCH))
-            continue
-        # only this launch's row groups; runs of work-items stay runs (the SIMD model weights them)
-        rows = trace.iter_batches("instructions", launches=[geo.launch], runs=True)
-        res = analyze_launch(geo, target, rows, memory.get(geo.launch), sites, code[geo.launch],
-                             issues_memo=issues_memo)
+    for geo, d in zip(geos, done, strict=True):
+        res = d.result
         if res.alu is not None:  # classes the target cannot run: said at the top, not only per launch
             warnings.extend(f"launch {geo.launch} ({geo.kernel}): {w}" for w in res.alu.warnings)
         out.append(res)
     return AnalysisResult(str(trace.path), target, out, warnings)
+
+
+@dataclass
+class _LaunchDone:
+    """One launch's analysis as a task returns it: the result, or what stopped it."""
+
+    result: LaunchResult | None = None
+    memory_error: TracekitError | None = None   # the replay failed (the whole analysis reports it)
+    raised: BaseException | None = None         # a model failed (raised once the replays are known)
+    #: Made in a worker process, which read the trace without counting progress.
+    elsewhere: bool = False
+
+
+@dataclass
+class _LaunchWork:
+    """The analysis of one launch of a trace on a target: its memory replay, then the models.
+
+    Called in a worker process, it reads the trace itself (a progress view is read through
+    its plain trace, so that only the calling process draws the line)."""
+
+    trace: object
+    target: object
+    targets: dict
+    code: dict
+    sites: pd.DataFrame | None
+    recorded: set
+    issues_memo: dict | None
+
+    def __call__(self, geo: LaunchGeometry) -> _LaunchDone:
+        from tracekit.progress import uncounted
+
+        done = self._launch(geo, uncounted(self.trace) if is_worker() else self.trace)
+        done.elsewhere = is_worker()
+        return done
+
+    def _launch(self, geo: LaunchGeometry, trace) -> _LaunchDone:
+        try:
+            memory = memory_by_launch(trace, self.target, [geo],
+                                      targets={geo.launch: self.targets[geo.launch]})
+        except TracekitError as exc:
+            return _LaunchDone(memory_error=exc)
+        if geo.launch not in self.recorded:  # a launches row alone: a verdict at 0 s would be made up
+            return _LaunchDone(LaunchResult(geo.kernel, geo.launch, geo, error=EMPTY_LAUNCH))
+        try:
+            # only this launch's row groups; runs of work-items stay runs (the SIMD model weights them)
+            rows = trace.iter_batches("instructions", launches=[geo.launch], runs=True)
+            return _LaunchDone(analyze_launch(geo, self.target, rows, memory.get(geo.launch), self.sites,
+                                              self.code[geo.launch], issues_memo=self.issues_memo))
+        except Exception as exc:  # noqa: BLE001 -- raised by analyze() once every replay is known
+            return _LaunchDone(raised=exc)
 
 
 def analyze_many(trace, targets) -> list[AnalysisResult]:

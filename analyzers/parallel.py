@@ -116,6 +116,11 @@ def map_cores(fn: Callable[[T], R], tasks: Sequence[T], *, processes: int | None
         _work = None
 
 
+def is_worker() -> bool:
+    """Whether this process is one of :func:`map_cores`' workers."""
+    return _in_worker
+
+
 def _can_fork() -> bool:
     """Forked workers on Linux only: elsewhere (macOS system libraries) a fork of a process that has
     started threads is not safe, and the pieces run in turn."""

@@ -118,3 +118,71 @@ def test_off_linux_the_pieces_run_here(monkeypatch):
     monkeypatch.setenv(JOBS_ENV, "2")
     monkeypatch.setattr(parallel.sys, "platform", "darwin")
     assert {pid for _, pid in map_cores(_square_and_pid, range(4))} == {os.getpid()}
+
+
+@pytest.fixture(scope="module")
+def multi_launch(tmp_path_factory):
+    from test_distributed import combine
+    return combine(["vector_add", "strided_copy", "transpose_tiled", "reduction"],
+                   tmp_path_factory.mktemp("launches") / "multi.tkt")
+
+
+def test_one_targets_launches_run_on_every_core_with_the_same_answers(multi_launch, monkeypatch):
+    from analyzers import analyze
+    from tracekit.formats import open_trace
+
+    monkeypatch.setenv(JOBS_ENV, "1")
+    alone = analyze(open_trace(multi_launch), "adreno-640").to_dict()
+    seen = []
+    real = parallel.map_cores
+
+    def watched(fn, tasks, **kw):
+        out = real(fn, tasks, **kw)
+        seen.extend(getattr(r, "elsewhere", None) for r in out)
+        return out
+
+    monkeypatch.setattr(parallel, "map_cores", watched)
+    monkeypatch.setenv(JOBS_ENV, "2")
+    spread = analyze(open_trace(multi_launch), "adreno-640").to_dict()
+    assert seen == [True] * 4, "each of the four launches was analysed in a worker"
+    assert json.dumps(spread, sort_keys=True) == json.dumps(alone, sort_keys=True)
+    assert len(alone["launches"]) == 4 and all(lr["bound"] and not lr["error"] for lr in alone["launches"])
+
+
+@pytest.mark.parametrize("jobs_", ["1", "2"])
+def test_a_failed_replay_fails_every_launch_with_its_reason(multi_launch, monkeypatch, jobs_):
+    """As when the launches are replayed in turn: the first failing launch's reason on all of them."""
+    import sys
+
+    from tracekit.formats import open_trace
+
+    an = sys.modules["analyzers.analyze"]   # the package's name `analyze` is the function
+
+    real = an.memory_by_launch
+
+    def failing(trace, target, geos, targets=None):
+        if any(g.launch >= 2 for g in geos):
+            raise TracekitError(f"launch {min(g.launch for g in geos if g.launch >= 2)} cannot be replayed")
+        return real(trace, target, geos, targets=targets)
+
+    monkeypatch.setattr(an, "memory_by_launch", failing)
+    monkeypatch.setenv(JOBS_ENV, jobs_)
+    result = an.analyze(open_trace(multi_launch), "adreno-640")
+    assert [lr.error for lr in result.launches] == ["launch 2 cannot be replayed"] * 4
+
+
+def test_progress_of_launches_analysed_in_workers_is_earned_here(multi_launch, monkeypatch):
+    import io
+
+    from analyzers import analyze
+    from tracekit.formats import open_trace
+    from tracekit.progress import counting_trace, finish_counting, progress
+
+    monkeypatch.setenv(JOBS_ENV, "2")
+    trace = open_trace(multi_launch)
+    with progress(trace.num_accesses, stream=io.StringIO(), interval=1e9) as bar:
+        view = counting_trace(trace, bar)
+        analyze(view, "adreno-640")
+        assert bar.done == trace.num_accesses   # every launch finished in a worker and was credited
+        finish_counting(view)
+    assert bar.done == trace.num_accesses

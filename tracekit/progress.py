@@ -225,3 +225,22 @@ def finish_counting(view: Trace) -> None:
     credit = getattr(view, "_credit", None)
     if credit is not None:
         credit.finish()
+
+
+def uncounted(view: Trace) -> Trace:
+    """The trace behind a :func:`counting_trace` (``view`` itself when it counts nothing): what a
+    worker process reads, so that only this process draws the progress line."""
+    if getattr(view, "_credit", None) is None:
+        return view
+    plain = Trace.__new__(Trace)
+    plain.__dict__.update({k: v for k, v in view.__dict__.items() if k != "_credit"})
+    return plain
+
+
+def launch_done(view: Trace, launch: int) -> None:
+    """``launch`` was analysed elsewhere (a worker read it): its whole share of ``view``'s progress
+    is earned here."""
+    credit = getattr(view, "_credit", None)
+    if credit is not None:
+        credit.finish(int(launch))
+
