@@ -132,6 +132,35 @@ def requests_frame(df: pd.DataFrame, simd: SimdSpec, group_size: int) -> pd.Data
 
 
 @njit(cache=True)
+def _counting_order(key, n_keys, order):
+    """``order`` stably re-sorted by ``key[order]`` (values 0 .. n_keys - 1): one counting pass."""
+    count = np.zeros(n_keys + 1, np.int64)
+    for q in range(order.shape[0]):
+        count[key[order[q]] + 1] += 1
+    for k in range(n_keys):
+        count[k + 1] += count[k]
+    out = np.empty_like(order)
+    for q in range(order.shape[0]):
+        k = key[order[q]]
+        out[count[k]] = order[q]
+        count[k] += 1
+    return out
+
+
+@njit(cache=True)
+def _pair_order(hi, lo):
+    """The stable order of rows by (``hi``, ``lo``), both small non-negative integers (a site and
+    an occurrence or tag rank, each at most the rows' count): two counting passes (least
+    significant first), linear where a comparison sort of a long wave is not."""
+    m = hi.shape[0]
+    order = np.arange(m)
+    if m == 0:
+        return order
+    order = _counting_order(lo, lo.max() + 1, order)
+    return _counting_order(hi, hi.max() + 1, order)
+
+
+@njit(cache=True)
 def _issue_keys(site, issue, lane_of, i, m):
     """Request keys of the ``m`` rows from ``i`` of one wave, when accesses carry issue tags.
 
@@ -145,7 +174,19 @@ def _issue_keys(site, issue, lane_of, i, m):
     tag = issue[i:i + m]
     rank = np.zeros(m, np.int64)
     lo_t = tag.min()
-    if tag.max() != lo_t:
+    span = tag.max() - lo_t + 1    # tags are loop trip counts: usually a short range
+    if 1 < span <= 4 * m + 64:
+        present = np.zeros(span, np.int64)
+        for q in range(m):
+            present[tag[q] - lo_t] = 1
+        r = 0
+        for v in range(span):
+            if present[v]:
+                present[v] = r
+                r += 1
+        for q in range(m):
+            rank[q] = present[tag[q] - lo_t]
+    elif tag.max() != lo_t:
         ts = np.argsort(tag, kind="mergesort")
         r = 0
         for q in range(m):
@@ -153,9 +194,11 @@ def _issue_keys(site, issue, lane_of, i, m):
                 r += 1
             rank[ts[q]] = r
     key1 = np.empty(m, np.int64)
+    sites = np.empty(m, np.int64)
     for r in range(m):
-        key1[r] = (np.int64(site[i + r]) << 32) | rank[r]
-    srt = np.argsort(key1, kind="mergesort")  # stable: lanes ascending, a lane's rows in order
+        sites[r] = site[i + r]
+        key1[r] = (sites[r] << 32) | rank[r]
+    srt = _pair_order(sites, rank)  # stable: lanes ascending, a lane's rows in order
     # k-th row of one lane under one key
     occ = np.zeros(m, np.int64)
     repeated = False
@@ -167,12 +210,16 @@ def _issue_keys(site, issue, lane_of, i, m):
     if repeated:
         # (key, k) order: the rank of the key's run, then k; stable, so lanes stay ascending
         run = np.empty(m, np.int64)
+        run_of = np.empty(m, np.int64)
+        occ_of = np.empty(m, np.int64)
         nrun = 0
         for q in range(m):
             if q and key1[srt[q]] != key1[srt[q - 1]]:
                 nrun += 1
+            run_of[q] = nrun
+            occ_of[q] = occ[srt[q]]
             run[q] = (np.int64(nrun) << 32) | occ[srt[q]]
-        again = np.argsort(run, kind="mergesort")
+        again = _pair_order(run_of, occ_of)
         srt = srt[again]
         keys = run[again]
     else:
@@ -272,9 +319,11 @@ def form_requests(vgroup, lane, site, width, max_site, order_out=None, issue=Non
                     for r in range(lane_start[k], lane_start[k + 1]):
                         counter[site[r]] = 0
                 keys = np.empty(m, np.int64)
+                sites = np.empty(m, np.int64)
                 for r in range(m):
-                    keys[r] = (np.int64(site[i + r]) << 32) | occ[r]
-                srt = np.argsort(keys, kind="mergesort")  # stable: lanes stay ascending
+                    sites[r] = site[i + r]
+                    keys[r] = (sites[r] << 32) | occ[r]
+                srt = _pair_order(sites, occ)  # stable: lanes stay ascending
                 skeys = keys[srt]
             else:
                 lane_of = np.empty(m, np.int64)
