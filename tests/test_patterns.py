@@ -93,6 +93,15 @@ def test_segment_set_counts_distinct_segments_across_pages():
     s.add(addr[:1000], size[:1000], space[:1000], np.array([True]))      # seen again: no change
     expect = len(np.unique(np.concatenate([addr >> 5, (addr + 3) >> 5])))
     assert s.count() == expect
+    # rows that return to a few pages between scattered ones (the remembered slots), wide rows that
+    # cross pages, and a table that grows in the middle of the rows
+    near = (np.arange(60_000) % 37) * (1 << 17) + (np.arange(60_000) * 24) % (1 << 17)
+    mixed = np.where(np.arange(60_000) % 3 == 0, rng.integers(0, 1 << 40, 60_000), near).astype(np.int64)
+    wide = np.full(mixed.shape, 100, np.uint16)
+    t = SegmentSet(32)
+    t.add(mixed, wide, np.zeros(mixed.shape, np.int32), np.array([True]))
+    segs = [np.arange(a >> 5, ((a + 99) >> 5) + 1) for a in mixed.tolist()]
+    assert t.count() == len(np.unique(np.concatenate(segs)))
 
 
 def test_hot_addresses_keep_the_heavy_ones_exact():

@@ -370,30 +370,32 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
 
 
 @njit(cache=True)
-def _seg_insert(keys, bits, used, seg):
-    """Mark segment ``seg`` in the open-addressing page table; returns False when it is full."""
-    page = seg >> 12
+def _page_slot(keys, used, page):
+    """The slot of ``page`` in the open-addressing page table, inserted if new; -1 when full."""
     cap = keys.shape[0]
     h = (page * 0x9E3779B97F4A7C15) & (cap - 1)
     while True:
         k = keys[h]
         if k == page:
-            break
+            return h
         if k == -1:
             if used[0] * 2 >= cap:
-                return False
+                return -1
             keys[h] = page
             used[0] += 1
-            break
+            return h
         h = (h + 1) & (cap - 1)
-    w = (seg >> 6) & 63
-    bits[h, w] |= np.uint64(1) << np.uint64(seg & 63)
-    return True
 
 
 @njit(cache=True)
 def _seg_add(keys, bits, used, address, size, space, mask, shift):
-    """Add the segments the rows touch; returns the first row not added (table full) or n."""
+    """Add the segments the rows touch; returns the first row not added (table full) or n.
+
+    Neighbouring rows touch a few pages over and over (one per buffer a work-item reads), so the
+    slots of the last pages seen are remembered, 16 by page number: within one call slots do not
+    move (the table only grows between calls)."""
+    memo_page = np.full(16, -1, np.int64)
+    memo_slot = np.zeros(16, np.int64)
     for r in range(address.shape[0]):
         if not mask[space[r]]:
             continue
@@ -401,8 +403,17 @@ def _seg_add(keys, bits, used, address, size, space, mask, shift):
         first = a >> shift
         last = (a + max(np.int64(size[r]), np.int64(1)) - 1) >> shift
         for s in range(first, last + 1):
-            if not _seg_insert(keys, bits, used, s):
-                return r
+            page = s >> 12
+            m = page & 15
+            if memo_page[m] == page:
+                h = memo_slot[m]
+            else:
+                h = _page_slot(keys, used, page)
+                if h < 0:
+                    return r
+                memo_page[m] = page
+                memo_slot[m] = h
+            bits[h, (s >> 6) & 63] |= np.uint64(1) << np.uint64(s & 63)
     return address.shape[0]
 
 
