@@ -137,3 +137,12 @@ def test_merged_parts_give_the_whole_launch_counts():
     for name in ("local_loads", "local_stores", "local_words_stored", "staged_local_stores"):
         assert getattr(merged.launch, name) == getattr(whole.launch, name)
     assert merged.launch.footprint_bytes >= whole.launch.footprint_bytes
+
+
+def test_the_in_place_median_is_numpys():
+    from analyzers.replay.patterns import _median_in_place
+
+    rng = np.random.default_rng(3)
+    for n in [1, 2, 3, 4, 31, 32, 33, 64, 65]:
+        x = rng.integers(-(1 << 50), 1 << 50, n + 3).astype(np.int64)
+        assert _median_in_place(x.copy(), n) == np.median(x[:n])

@@ -210,6 +210,24 @@ def _sort_pairs(a, b, c, n):
 
 
 @njit(cache=True)
+def _median_in_place(x, n):
+    """``np.median(x[:n])`` without an allocation: the item's few row gaps are sorted in place."""
+    if n > 32:
+        x[:n] = np.sort(x[:n])
+    else:
+        for i in range(1, n):
+            v = x[i]
+            j = i - 1
+            while j >= 0 and x[j] > v:
+                x[j + 1] = x[j]
+                j -= 1
+            x[j + 1] = v
+    if n % 2:
+        return np.float64(x[n // 2])
+    return (np.float64(x[n // 2 - 1]) + np.float64(x[n // 2])) / 2.0
+
+
+@njit(cache=True)
 def item_facts(group, item, site, space, op, address, size, buffer, nsites, vector_bytes,
                local_code, global_code, load_code, store_code, nonlocal_mask):
     """One pass over a chunk's rows in canonical (group, item, seq) order.
@@ -350,7 +368,7 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
                             nbig += 1
                     st_buffer[ns] = ga[t]
                     st_rows[ns] = rows
-                    st_pitch[ns] = np.median(gaps[:nbig]) if nbig else np.nan
+                    st_pitch[ns] = _median_in_place(gaps, nbig) if nbig else np.nan
                     st_cols[ns] = distinct / rows
                     ns += 1
                     t = u
