@@ -23,7 +23,9 @@ the trace afresh, and the peak RSS high-water mark is reset in between (Linux
 The analysis is run at the full length and at a quarter of it, and both peak
 RSS figures are printed: bounded memory means they are about equal.
 
-``--accesses 2e6`` is a quick run.
+``--accesses 2e6`` is a quick run; ``--target`` picks the target; ``--src DIR`` also analyses
+the full-length trace with another source tree's analyzers (the previous engine), in the same
+run, and prints the CPU-time ratio.
 """
 
 from __future__ import annotations
@@ -166,7 +168,7 @@ def _cpu_s() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def child(path: str, warm: str) -> None:
+def child(path: str, warm: str, target_name: str = TARGET) -> None:
     """Measure in this (fresh) process: reference scan, then the full analysis."""
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
@@ -175,7 +177,7 @@ def child(path: str, warm: str) -> None:
     from tracekit.formats import open_trace
     from tracekit.targets import load_target
 
-    target = load_target(TARGET)
+    target = load_target(target_name)
     analyze(open_trace(warm), target)  # load the compiled kernels from numba's cache
     scan = open_trace(path)
     n = scan.num_accesses
@@ -207,9 +209,14 @@ def child(path: str, warm: str) -> None:
                       "launch0_memory": doc["launches"][0].get("memory", {}) if doc.get("launches") else {}}))
 
 
-def run_child(path: Path, warm: Path) -> dict:
-    proc = subprocess.run([sys.executable, __file__, "--child", str(path), "--warm", str(warm)],
-                          capture_output=True, text=True)
+def run_child(path: Path, warm: Path, target: str = TARGET, src: Path | None = None) -> dict:
+    """One measurement in a fresh process; ``src``: the analyzers of another source tree."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(src), env.get("PYTHONPATH", "")])
+    proc = subprocess.run([sys.executable, __file__, "--child", str(path), "--warm", str(warm),
+                           "--target", target], capture_output=True, text=True, env=env,
+                          cwd=str(src) if src is not None else None)
     if proc.returncode != 0:
         sys.stderr.write(proc.stdout + proc.stderr)
         raise SystemExit(f"the analysis of {path.name} failed (exit {proc.returncode})")
@@ -220,11 +227,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--accesses", type=float, default=1e8, help="accesses in the full-length trace")
     ap.add_argument("--launches", type=int, default=4)
+    ap.add_argument("--target", default=TARGET, help="the target to analyse on")
+    ap.add_argument("--src", type=Path, default=None,
+                    help="another tracekit source tree (the previous engine): its analysis of the same "
+                         "full-length trace is measured too, and the speed ratio printed")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--warm", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        child(args.child, args.warm)
+        child(args.child, args.warm, args.target)
         return
     with tempfile.TemporaryDirectory(prefix="tracekit-bench-full-") as tmp:
         tmp = Path(tmp)
@@ -236,7 +247,7 @@ def main() -> None:
         print(f"generated {n_full:,} + {n_quarter:,} accesses in {took:.0f} s", flush=True)
         runs = {}
         for name, n in (("quarter", n_quarter), ("full", n_full)):
-            r = run_child(tmp / f"{name}.tkt", tmp / "warm.tkt")
+            r = run_child(tmp / f"{name}.tkt", tmp / "warm.tkt", args.target)
             assert r["accesses"] == r["scanned"] == n, r
             if r["errors"]:
                 raise SystemExit(f"analysis errors: {r['errors']}")
@@ -247,6 +258,12 @@ def main() -> None:
                   f"peak RSS {r['peak_rss_mb']:6.0f} MiB (scan {r['rss_after_scan_mb']:.0f} MiB)   "
                   f"load avg {r['load']:.1f}   "
                   f"verdicts {r['verdicts']}", flush=True)
+        ref = None
+        if args.src:
+            ref = run_child(tmp / "full.tkt", tmp / "warm.tkt", args.target, args.src.resolve())
+            print(f"previous {n_full:>12,} accesses  analysis CPU {ref['cpu_full']:.1f} s = "
+                  f"{n_full / ref['cpu_full'] / 1e6:.2f} M/s   peak RSS {ref['peak_rss_mb']:6.0f} MiB  "
+                  f"({args.src})", flush=True)
     full, quarter = runs["full"], runs["quarter"]
     rate = n_full / full["t_full"]
     cpu_rate = n_full / full["cpu_full"]
@@ -262,7 +279,10 @@ def main() -> None:
           f"scan_accesses_per_s={n_full / full['t_scan']:.0f} time_vs_scan={slowdown:.2f} "
           f"peak_rss_mb={full['peak_rss_mb']:.0f} peak_rss_quarter_mb={quarter['peak_rss_mb']:.0f} "
           f"rss_growth={growth:.2f} peak_rss_scan_mb={full['rss_after_scan_mb']:.0f} "
-          f"within_budget={'yes' if ok else 'no'}")
+          f"target={args.target}"
+          + (f" src_accesses_per_cpu_s={n_full / ref['cpu_full']:.0f} "
+             f"speed_vs_src={ref['cpu_full'] / full['cpu_full']:.2f}" if ref is not None else "")
+          + f" within_budget={'yes' if ok else 'no'}")
 
 
 if __name__ == "__main__":
