@@ -173,3 +173,25 @@ def test_covering_rules_exist_and_drop_the_covered_finding():
     assert kept == [("GEN-BUFFER-AS-IMAGE", 0), ("GEN-IMAGE-2D", 1)]
     assert [x.rule_id for x in drop_covered([finding("GEN-INT64-INDEX"), finding("INTEL-INT64-ADDRESS")],
                                             rules)] == ["INTEL-INT64-ADDRESS"]
+
+
+def test_a_new_vendors_target_gets_the_generic_rules_unchanged():
+    """A target file of a vendor no rule names (here an Adreno model renamed as another vendor's
+    GPU) is checked by every rule that names all vendors, each citing a guide section, and by no
+    vendor's own rule."""
+    from dataclasses import replace
+
+    from rules_helpers import get_target
+
+    from analyzers.rules.rule import vendor_key
+
+    other = replace(get_target("adreno"), name="other-gpu", vendor="Example Silicon", family="Example G1")
+    assert vendor_key(other) == "other"
+    generic = {r.id for r in registry().values() if r.generic}
+    assert generic and all(rid.startswith("GEN-") for rid in generic)
+    assert {r.id for r in registry().values() if r.applies_to(other)} == generic
+    found = run_rules(context_for(_messy(), "adreno", target=other))
+    assert found, "the messy kernel fires generic rules on the new vendor's target too"
+    assert all(f.rule_id in generic and f.citation for f in found)
+    on_adreno = {f.rule_id for f in run_rules(context_for(_messy(), "adreno")) if f.rule_id in generic}
+    assert {f.rule_id for f in found} == on_adreno

@@ -135,8 +135,15 @@ class Rule:
     #: launch, this one stays out of its checklist (one item per fix).
     covered_by: tuple[str, ...] = ()
 
+    @property
+    def generic(self) -> bool:
+        """Advice every guide gives (the rule names every vendor): it applies to a target of a
+        vendor no rule names as well, so a new vendor's target file gets it unchanged."""
+        return set(self.vendors) == set(ALL_VENDORS)
+
     def applies_to(self, target) -> bool:
-        return vendor_key(target) in self.vendors
+        key = vendor_key(target)
+        return key in self.vendors or (key == "other" and self.generic)
 
     def limits(self, target) -> Limits:
         """The thresholds with the target's overrides (``RULE-ID.name`` keys) applied."""
@@ -148,6 +155,8 @@ class Rule:
         return Limits(self.id, values)
 
     def citation_for(self, target_or_vendor) -> Citation:
+        """The guide section the advice comes from on this vendor; on a vendor without a guide of
+        its own (a generic rule on an ``other`` target), the first section the rule names."""
         if isinstance(self.citation, Citation):
             return self.citation
         key = target_or_vendor if isinstance(target_or_vendor, str) else vendor_key(target_or_vendor)
