@@ -46,15 +46,15 @@ def test_constant_loads_skip_the_l1_on_the_h200(h200):
     rep = replay_memory(_mri_like(), h200, group_sizes={0: ITEMS})
     l1, l2 = rep.caches
     # the L1 sees the global load and store only: 8 warps x 4 sectors each, every load a miss
-    assert l1["load_hits"] + l1["load_misses"] == ITEMS * 4 // 32
-    assert l1["load_hits"] == 0
+    assert l1.load_hits + l1.load_misses == ITEMS * 4 // 32
+    assert l1.load_hits == 0
     [const] = rep.constant_caches
     lines = ENTRIES * 16 // h200.constant_cache.line_bytes
-    assert const["misses"] == lines  # the 16 KiB table fits: each line is missed once
-    assert const["hits"] == 8 * ENTRIES - lines  # 8 warps x 1024 uniform loads, one line lookup each
+    assert const.misses == lines  # the 16 KiB table fits: each line is missed once
+    assert const.hits == 8 * ENTRIES - lines  # 8 warps x 1024 uniform loads, one line lookup each
     # a constant miss reads its whole 64-byte line (two sectors) from the L2, missing there once
     sectors = h200.constant_cache.line_bytes // 32
-    assert l2["load_misses"] == lines * sectors + ITEMS * 4 // 32
+    assert l2.load_misses == lines * sectors + ITEMS * 4 // 32
     assert rep.dram_bytes_read == (lines * sectors + ITEMS * 4 // 32) * 32
 
 
@@ -64,7 +64,7 @@ def test_through_the_caches_the_same_loads_fill_the_l1(h200):
     l1 = rep.caches[0]
     assert rep.constant_caches == []
     # the picture before the constant cache: the table's reuse counted as L1 hits (MRI-Q 98 %)
-    assert l1["load_hits"] / (l1["load_hits"] + l1["load_misses"]) > 0.9
+    assert l1.load_hits / (l1.load_hits + l1.load_misses) > 0.9
 
 
 @pytest.mark.parametrize("edit,message", [

@@ -148,13 +148,13 @@ def test_compute_unit_shards_exact_per_unit_and_bounded_shared():
             # the per-unit levels behind it see more texture misses on image traces
             pair_shared = any(c.compute_units_per_instance > 1 for c in t.texture.caches)
             for cf, cm in zip(full.caches, merged.caches, strict=True):
-                if cf["scope"] == "compute_unit" and pair_shared and m["memory"]["texture_caches"][0]["hits"]:
-                    assert cm["misses"] >= cf["misses"], (path.name, name)
-                elif cf["scope"] == "compute_unit":
-                    assert (cm["hits"], cm["misses"]) == (cf["hits"], cf["misses"]), (path.name, name)
+                if cf.scope == "compute_unit" and pair_shared and m["memory"]["texture_caches"][0]["hits"]:
+                    assert cm.misses >= cf.misses, (path.name, name)
+                elif cf.scope == "compute_unit":
+                    assert (cm.hits, cm.misses) == (cf.hits, cf.misses), (path.name, name)
                 else:
-                    worst_drop = max(worst_drop, cf["hit_rate"] - cm["hit_rate"])
-                    worst_rise = max(worst_rise, cm["hit_rate"] - cf["hit_rate"])
+                    worst_drop = max(worst_drop, cf.hit_rate - cm.hit_rate)
+                    worst_rise = max(worst_rise, cm.hit_rate - cf.hit_rate)
     assert worst_drop <= 0.80 and worst_rise <= 0.10, (worst_drop, worst_rise)
 
 
@@ -306,7 +306,7 @@ def test_compute_unit_merge_keeps_every_replay_field(tmp_path):
     parts = [replay_memory(launch_view(trace, [0], s), dist.unit_target(t, t.compute_units),
                            group_sizes={0: size}) for s in shards if len(s)]
     merged = merge.merge_replays(parts, t)
-    assert full.constant_caches and full.constant_caches[0]["hits"] > 0
+    assert full.constant_caches and full.constant_caches[0].hits > 0
     for f in dataclasses.fields(full):
         a, b = getattr(full, f.name), getattr(merged, f.name)
         empty = (lambda v: v.empty) if isinstance(a, pd.DataFrame) else (lambda v: not v)

@@ -124,8 +124,8 @@ def test_trace_on_disk_chunked_and_filtered(tmp_path):
     parts = [replay_memory(trace, tgt, launches=[k]) for k in (0, 1)]
     for key in ("requests", "transactions", "dram_bytes"):
         assert sum(p.to_dict()["memory"][key] for p in parts) == whole.to_dict()["memory"][key]
-    hits = [sum(p.caches[i]["hits"] for p in parts) for i in range(2)]
-    assert hits == [c["hits"] for c in whole.caches]
+    hits = [sum(p.caches[i].hits for p in parts) for i in range(2)]
+    assert hits == [c.hits for c in whole.caches]
     assert [whole.launch_caches[k] for k in (0, 1)] == [p.caches for p in parts]
     assert list(whole.per_launch["launch"]) == [0, 1]
     assert set(whole.per_site["space"]) == {"global", "local", "private"}
@@ -159,7 +159,7 @@ def test_streaming_reuse_hits_in_l1(cus):
     df = accesses(lambda g, i: [(0, "global", "load", BASE + 4 * (i % 16), 4)] * 2, groups=8, items=16)
     r = replay_memory(df, target(width=16, cus=cus))
     l1 = r.caches[0]
-    assert l1["misses"] == cus and l1["hits"] == 16 - cus
+    assert l1.misses == cus and l1.hits == 16 - cus
 
 
 def test_dictionary_order_does_not_matter():
@@ -201,9 +201,9 @@ def test_sample_meets_the_per_unit_caches_another_group_left(tmp_path):
     trace = open_trace(write_trace(tmp_path / "shared.tkt", table, launches=launches_table({0: (8, 32)})))
     h200 = load_target("nvidia-h200")
     cold = replay_memory(trace, h200)
-    assert cold.caches[0]["load_hits"] == 0
+    assert cold.caches[0].load_hits == 0
     warm = replay_warm_units(trace, h200, 0, 32)
     l1 = warm.caches[0]
-    assert l1["load_hits"] == 8 * 4 and l1["load_misses"] == 8 * 4   # 4 sectors a request
-    assert warm.caches[1]["load_hits"] == 0                           # L2 cold: the misses go on
+    assert l1.load_hits == 8 * 4 and l1.load_misses == 8 * 4   # 4 sectors a request
+    assert warm.caches[1].load_hits == 0                           # L2 cold: the misses go on
     assert warm.to_dict()["memory"]["requests"] == cold.to_dict()["memory"]["requests"] == 16

@@ -35,19 +35,19 @@ def test_sixteen_threads_on_one_line_are_one_miss_and_fifteen_hits(name):
     assert t.cache_lookup == "lane"
     r = replay_memory(guide_example().trace(), t)
     l1 = r.caches[0]
-    assert (l1["load_misses"], l1["load_hits"]) == (1, 15)
+    assert (l1.load_misses, l1.load_hits) == (1, 15)
     # one line travels: the request is still one transaction, the next level sees one miss
     mem = r.to_dict()["memory"]
     assert mem["requests"] == 1 and mem["transactions"] == 1
     l1_line, slc_line = t.caches[0].line_bytes, t.caches[1].line_bytes   # GX6650's SLC line is 64 bytes
-    assert r.caches[1]["load_misses"] == l1_line // slc_line and r.caches[1]["load_hits"] == 0
+    assert r.caches[1].load_misses == l1_line // slc_line and r.caches[1].load_hits == 0
     assert mem["dram_bytes_read"] == LINE
 
 
 def test_merged_lookup_would_see_one_miss_only():
     t = replace(load_target("powervr-g6400"), cache_lookup="request")
     l1 = replay_memory(guide_example().trace(), t).caches[0]
-    assert (l1["load_misses"], l1["load_hits"]) == (1, 0)
+    assert (l1.load_misses, l1.load_hits) == (1, 0)
 
 
 def test_each_lookup_takes_an_l1_request_slot():
@@ -80,6 +80,6 @@ def test_stores_and_other_targets_keep_merged_lookups():
     b = KernelBuilder("row_write", 16, 16)
     b.access(0, BASE + 8 * b.gid, size=8, op="store")
     r = replay_memory(b.count(0, "store", 1).trace(), load_target("powervr-g6400"))
-    assert r.caches[0]["store_hits"] + r.caches[0]["store_misses"] == 1   # write-through: one line
+    assert r.caches[0].store_hits + r.caches[0].store_misses == 1   # write-through: one line
     adreno = replay_memory(guide_example().trace(), load_target("adreno-640")).caches[0]
-    assert adreno["load_hits"] + adreno["load_misses"] == 2               # two 64-byte lines, merged
+    assert adreno.load_hits + adreno.load_misses == 2               # two 64-byte lines, merged

@@ -49,7 +49,7 @@ def test_estimates_within_five_percent_of_full_replay(warmup_bytes):
             rep = replay_memory(trace, t, group_sizes={launch: size})
             full = full_metrics(rep, levels)
             late = {lv for i, lv in enumerate(levels) if i and t.caches[i - 1].write_policy == "write_back"
-                    and rep.caches[i]["store_hits"] + rep.caches[i]["store_misses"]}
+                    and rep.caches[i].store_hits + rep.caches[i].store_misses}
             s = sample_launch(trace, t, launch, fraction=0.25, seed=1, group_size=size, resamples=200,
                               warmup_bytes=warmup_bytes)
             sampled += s.head_blocks + len(s.blocks_sampled) < s.blocks_total

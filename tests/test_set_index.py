@@ -84,11 +84,12 @@ def test_h200_model_reproduces_the_pitch_probe(pitch):
 
     h200 = load_target("nvidia-h200")
     rep = replay_memory(_pitch_probe(pitch), h200, group_sizes={0: 512})
-    levels = {c["level"]: c for c in rep.caches}
-    l1 = levels["L1"]["load_hits"] / (levels["L1"]["load_hits"] + levels["L1"]["load_misses"])
+    levels = {c.level: c for c in rep.caches}
+    l1 = levels["L1"].load_hits / (levels["L1"].load_hits + levels["L1"].load_misses)
     # the L2 as ncu counts reads: the first pass hits half its sectors (64-byte fetches), the
     # other three all, and half the sectors fetched are looked up again in the other partition
-    l2 = counted_load_hit_rate(levels["L2"], h200, rep.dram_bytes_read)
+    l2 = counted_load_hit_rate({"level": "L2", "load_hits": levels["L2"].load_hits,
+                                "load_misses": levels["L2"].load_misses}, h200, rep.dram_bytes_read)
     assert l1 == pytest.approx(PROBE[pitch][0], abs=0.01)
     assert l2 == pytest.approx(PROBE[pitch][1], abs=0.05)  # the model: 3.5 of 4.5 lookups, 0.778
 
@@ -97,8 +98,8 @@ def test_h200_model_under_modulo_would_thrash_the_probe():
     t = load_target("nvidia-h200")
     mod = dataclasses.replace(t, caches=tuple(dataclasses.replace(c, index="modulo") for c in t.caches))
     rep = replay_memory(_pitch_probe(4096), mod, group_sizes={0: 512})
-    l1 = next(c for c in rep.caches if c["level"] == "L1")
-    assert l1["load_hits"] / (l1["load_hits"] + l1["load_misses"]) < 0.1
+    l1 = next(c for c in rep.caches if c.level == "L1")
+    assert l1.load_hits / (l1.load_hits + l1.load_misses) < 0.1
 
 
 def test_unknown_index_is_refused(tmp_path):

@@ -208,7 +208,7 @@ def test_image_rows_without_coordinates_keep_linear_addresses():
     rep = replay_memory(t, load_target("adreno-640"))
     site = rep.per_site.iloc[0]
     assert site["texture_lookups"] == 4 and site["texture_fills"] == 4  # 256 linear bytes: 4 lines
-    assert rep.texture_caches[0]["misses"] == 4
+    assert rep.texture_caches[0].misses == 4
 
 
 def test_images_fewer_rows_than_a_tile_stay_dense():

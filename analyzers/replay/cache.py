@@ -35,7 +35,7 @@ of recursion for everything else.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -90,6 +90,26 @@ class LevelStats:
     def hit_rate(self) -> float:
         total = self.hits + self.misses
         return self.hits / total if total else 0.0
+
+
+@dataclass(frozen=True)
+class TextureCacheStats:
+    """One read-only cache's counts (recorded work-groups): a texture cache's image reads, or the
+    constant cache's constant loads."""
+
+    level: str
+    scope: str
+    hits: int
+    misses: int
+    hit_rate: float
+
+    @classmethod
+    def of(cls, level: str, scope: str, hits: int, misses: int) -> TextureCacheStats:
+        hits, misses = int(hits), int(misses)
+        return cls(level, scope, hits, misses, hits / (hits + misses) if hits + misses else 0.0)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
 
 
 class CacheHierarchy:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from analyzers.replay.cache import TextureCacheStats
 from tracekit.targets.model import Target
 
 
@@ -57,10 +58,9 @@ class ConstantCache:
                                             self.entry_level)
         return addrs[keep], ops[keep], lens[keep], cus[keep], levels[keep]
 
-    def level_stats(self) -> list[dict]:
+    def level_stats(self) -> list[TextureCacheStats]:
         hits, misses = (int(x) for x in self.counts)
-        return [{"level": "constant", "scope": "compute_unit", "hits": hits, "misses": misses,
-                 "hit_rate": hits / (hits + misses) if hits + misses else 0.0}]
+        return [TextureCacheStats.of("constant", "compute_unit", hits, misses)]
 
 
 @njit(cache=True)

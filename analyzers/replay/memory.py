@@ -27,7 +27,7 @@ from numba import njit
 
 from analyzers.replay.atomics import AtomicLines
 from analyzers.replay.banks import bank_cycles
-from analyzers.replay.cache import CacheHierarchy
+from analyzers.replay.cache import CacheHierarchy, LevelStats, TextureCacheStats
 from analyzers.replay.coalescing import distinct_segments, lane_units
 from analyzers.replay.constant_cache import ConstantCache
 from analyzers.replay.inflight import FillTracker
@@ -73,24 +73,23 @@ class MemoryReplay:
     #: conflict_degree_mean, dram_bytes_read, dram_bytes_written, first_level_cycles
     #: (cycles of a first level priced per request, 0 otherwise), <level>_hit_rate.
     per_launch: pd.DataFrame
-    #: One dict per level: level, scope, instances, hits, misses, hit_rate,
-    #: load_hits, load_misses, store_hits, store_misses, evictions.
-    caches: list[dict]
+    #: One per level, summed over launches (hits, misses and hit rate are properties).
+    caches: list[LevelStats]
     dram_bytes_read: int
     dram_bytes_written: int
     #: launch, site, conflict_degree, requests: how many local requests had each degree.
     conflict_degrees: pd.DataFrame = field(default_factory=pd.DataFrame)
-    #: Per launch id, the level dicts of that launch alone (same keys as ``caches``);
-    #: cache state never crosses launches, so these add up to ``caches``.
-    launch_caches: dict[int, list[dict]] = field(default_factory=dict)
+    #: Per launch id, the levels of that launch alone; cache state never crosses launches, so
+    #: these add up to ``caches``.
+    launch_caches: dict[int, list[LevelStats]] = field(default_factory=dict)
     #: The texture caches (``Target.texture``): level, scope, hits, misses, hit_rate, summed
     #: over launches; empty where the target has none.
-    texture_caches: list[dict] = field(default_factory=list)
+    texture_caches: list[TextureCacheStats] = field(default_factory=list)
     #: Per launch id, the access-pattern facts (:mod:`analyzers.replay.patterns`) the rules read.
     patterns: dict[int, Patterns] = field(default_factory=dict)
     #: The constant cache (``Target.constant_cache``): level, scope, hits, misses, hit_rate of
     #: constant loads, summed over launches; empty where constant loads use ``caches``.
-    constant_caches: list[dict] = field(default_factory=list)
+    constant_caches: list[TextureCacheStats] = field(default_factory=list)
     #: Per launch id, load requests, their distinct lines and the lookups that waited for a fill
     #: still in flight (:meth:`analyzers.replay.inflight.FillTracker.counts`); recorded counts.
     fills: dict[int, dict] = field(default_factory=dict)
@@ -112,9 +111,9 @@ class MemoryReplay:
                 "transactions_per_request": transactions / requests if requests else 0.0,
                 "bytes_requested": int(mem["bytes_requested"].sum()),
                 "bytes_moved": int(mem["bytes_moved"].sum()),
-                "caches": [{"level": c["level"], "scope": c["scope"], "hits": c["hits"],
-                            "misses": c["misses"], "hit_rate": c["hit_rate"]} for c in self.caches],
-                "texture_caches": [dict(c) for c in self.texture_caches],
+                "caches": [{"level": c.level, "scope": c.scope, "hits": c.hits, "misses": c.misses,
+                            "hit_rate": c.hit_rate} for c in self.caches],
+                "texture_caches": [c.to_dict() for c in self.texture_caches],
                 "dram_bytes": self.dram_bytes_read + self.dram_bytes_written,
                 "dram_bytes_read": self.dram_bytes_read,
                 "dram_bytes_written": self.dram_bytes_written,
@@ -863,19 +862,16 @@ def replay_memory(trace, target: Target, *, launches: Iterable[int] | None = Non
     return rep
 
 
-def sum_levels(rows: list[list[dict]]) -> list[dict]:
+def sum_levels(rows: list[list[TextureCacheStats]]) -> list[TextureCacheStats]:
     """Sum read-only caches' per-launch counters (texture or constant caches), level by level."""
-    out: list[dict] = []
+    out: list[list] = []
     for levels in rows:
         for i, lv in enumerate(levels):
             if i == len(out):
-                out.append({"level": lv["level"], "scope": lv["scope"], "hits": 0, "misses": 0})
-            out[i]["hits"] += lv["hits"]
-            out[i]["misses"] += lv["misses"]
-    for lv in out:
-        total = lv["hits"] + lv["misses"]
-        lv["hit_rate"] = lv["hits"] / total if total else 0.0
-    return out
+                out.append([lv.level, lv.scope, 0, 0])
+            out[i][2] += lv.hits
+            out[i][3] += lv.misses
+    return [TextureCacheStats.of(*lv) for lv in out]
 
 
 def launch_row(kernel, launch, accesses, sites, levels, dram, first_level_cycles: float = 0.0,
@@ -906,8 +902,8 @@ def assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
     per_site["conflict_degree_mean"] = (per_site["degree_sum"] / req).where(local)
     per_site["conflict_degree_max"] = per_site["degree_max"].where(local)
     per_site = add_rates(per_site.drop(columns=["degree_sum", "degree_max"]))
-    caches = _level_dicts(target, level_rows)
-    launch_caches = {int(row["launch"]): _level_dicts(target, [levels])
+    caches = _level_stats(target, level_rows)
+    launch_caches = {int(row["launch"]): _level_stats(target, [levels])
                      for row, levels in zip(launch_rows, level_rows, strict=True)}
     per_launch = pd.DataFrame(launch_rows)
     degrees = [d for d in degree_frames if len(d)]
@@ -920,16 +916,13 @@ def assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
         launch_caches=launch_caches)
 
 
-def _level_dicts(target, level_rows) -> list[dict]:
-    """Sum per-launch level counters into one dict per cache level."""
+def _level_stats(target, level_rows) -> list[LevelStats]:
+    """Sum per-launch level counters into one :class:`LevelStats` per cache level."""
     out = []
     for i, lv in enumerate(target.caches):
         rows = [lr[i] for lr in level_rows]
-        agg = {k: sum(getattr(r, k) for r in rows) for k in
-               ("load_hits", "load_misses", "store_hits", "store_misses", "evictions")}
-        hits, misses = agg["load_hits"] + agg["store_hits"], agg["load_misses"] + agg["store_misses"]
-        out.append({"level": lv.name, "scope": lv.scope,
-                    "instances": max(1, target.compute_units) if lv.scope == "compute_unit" else 1,
-                    "hits": hits, "misses": misses,
-                    "hit_rate": hits / (hits + misses) if hits + misses else 0.0, **agg})
+        agg = [sum(getattr(r, k) for r in rows) for k in
+               ("load_hits", "load_misses", "store_hits", "store_misses", "evictions")]
+        instances = max(1, target.compute_units) if lv.scope == "compute_unit" else 1
+        out.append(LevelStats(lv.name, lv.scope, instances, *agg))
     return out

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 
 import pandas as pd
 
+from analyzers.replay.cache import TextureCacheStats
 from analyzers.replay.patterns import Patterns
 from analyzers.replay.sites import LOAD_OPS, MEMORY_SPACES, SITE_SUMS
 from analyzers.replay.texture_replay import SITE_SUMS as TEXTURE_SUMS
@@ -42,21 +43,6 @@ class CacheStats:
     load_hits: int
     load_misses: int
     load_hit_rate: float
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class TextureCacheStats:
-    """One read-only cache's counts for one launch (recorded work-groups): a texture cache's
-    image reads, or the constant cache's constant loads."""
-
-    level: str
-    scope: str
-    hits: int
-    misses: int
-    hit_rate: float
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -167,34 +153,30 @@ def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None,
     per_launch = getattr(replay, "per_launch", None)
     busy = _column_sum(per_launch, "first_level_cycles") * scale
     for k, (spec, stats) in enumerate(zip(target.caches, replay.caches, strict=True)):
-        accesses = stats["hits"] + stats["misses"]
-        loads = stats["load_hits"] + stats["load_misses"]
+        accesses = stats.hits + stats.misses
+        loads = stats.load_hits + stats.load_misses
         priced = k == 0 and getattr(spec, "cost_unit", "bytes") == "request"
         levels.append(LevelTraffic(
             name=spec.name, scope=spec.scope, bytes=accesses * _unit_bytes(spec) * scale,
             bandwidth_bytes_per_cycle=float(spec.bandwidth_bytes_per_cycle),
             latency_cycles=float(spec.latency_cycles),
-            load_accesses=float(loads) * scale, load_hits=float(stats["load_hits"]) * scale,
+            load_accesses=float(loads) * scale, load_hits=float(stats.load_hits) * scale,
             busy_cycles=busy if priced else None,
             store_bytes=(accesses - loads) * _unit_bytes(spec) * scale,
             store_bandwidth_bytes_per_cycle=float(spec.store_bandwidth_bytes_per_cycle),
             sustained_share=float(spec.sustained_share)))
-        caches.append(CacheStats(level=stats["level"], scope=stats["scope"], hits=stats["hits"],
-                                 misses=stats["misses"], hit_rate=stats["hit_rate"],
-                                 load_hits=stats["load_hits"], load_misses=stats["load_misses"],
-                                 load_hit_rate=stats["load_hits"] / loads if loads else 0.0))
+        caches.append(CacheStats(level=stats.level, scope=stats.scope, hits=stats.hits, misses=stats.misses,
+                                 hit_rate=stats.hit_rate, load_hits=stats.load_hits,
+                                 load_misses=stats.load_misses,
+                                 load_hit_rate=stats.load_hits / loads if loads else 0.0))
     m, lm = doc["memory"], doc["local_memory"]
     memory = GlobalMemoryStats(
         requests=m["requests"], transactions=m["transactions"],
         transactions_per_request=m["transactions_per_request"], bytes_requested=m["bytes_requested"],
         bytes_moved=m["bytes_moved"], caches=tuple(caches), dram_bytes_read=m["dram_bytes_read"],
         dram_bytes_written=m["dram_bytes_written"], estimate=estimate,
-        texture_caches=tuple(TextureCacheStats(level=c["level"], scope=c["scope"], hits=c["hits"],
-                                               misses=c["misses"], hit_rate=c["hit_rate"])
-                             for c in getattr(replay, "texture_caches", [])),
-        constant_caches=tuple(TextureCacheStats(level=c["level"], scope=c["scope"], hits=c["hits"],
-                                                misses=c["misses"], hit_rate=c["hit_rate"])
-                              for c in getattr(replay, "constant_caches", [])))
+        texture_caches=tuple(getattr(replay, "texture_caches", ())),
+        constant_caches=tuple(getattr(replay, "constant_caches", ())))
     degrees = getattr(replay, "conflict_degrees", None)
     hist = {}
     if degrees is not None and len(degrees):

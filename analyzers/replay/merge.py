@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analyzers.replay.cache import LevelStats
 from analyzers.replay.memory import MemoryReplay, sum_levels
 from analyzers.replay.patterns import merge_patterns
 from analyzers.replay.sites import SITE_KEYS, SITE_SUMS
@@ -43,21 +44,14 @@ def merge_replays(parts, target):
     caches = []
     for i, lv in enumerate(target.caches):
         rows = [p.caches[i] for p in parts]
-        c = {k: sum(r[k] for r in rows) for k in
-             ("hits", "misses", "load_hits", "load_misses", "store_hits", "store_misses", "evictions")}
-        c["hit_rate"] = c["hits"] / (c["hits"] + c["misses"]) if c["hits"] + c["misses"] else 0.0
-        caches.append({"level": lv.name, "scope": lv.scope, "instances":
-                       max(1, target.compute_units) if lv.scope == "compute_unit" else 1, **c})
+        counts = [sum(getattr(r, k) for r in rows)
+                  for k in ("load_hits", "load_misses", "store_hits", "store_misses", "evictions")]
+        caches.append(LevelStats(lv.name, lv.scope, max(1, target.compute_units) if lv.scope == "compute_unit"
+                                 else 1, *counts))
     degrees = pd.concat([p.conflict_degrees for p in parts], ignore_index=True)
     if len(degrees):
         degrees = degrees.groupby(["launch", "site", "conflict_degree"], sort=True)["requests"].sum()
         degrees = degrees.reset_index()
-    texture = []
-    for i, lv in enumerate(parts[0].texture_caches):
-        hits = sum(p.texture_caches[i]["hits"] for p in parts)
-        misses = sum(p.texture_caches[i]["misses"] for p in parts)
-        texture.append({"level": lv["level"], "scope": lv["scope"], "hits": hits, "misses": misses,
-                        "hit_rate": hits / (hits + misses) if hits + misses else 0.0})
     launches = sorted({k for p in parts for k in p.patterns})
     patterns = {k: merge_patterns([p.patterns.get(k) for p in parts]) for k in launches}
     per_launch = merge_per_launch([p.per_launch for p in parts], caches)
@@ -67,7 +61,7 @@ def merge_replays(parts, target):
         dram_bytes_read=sum(p.dram_bytes_read for p in parts),
         dram_bytes_written=sum(p.dram_bytes_written for p in parts), conflict_degrees=degrees,
         launch_caches={int(k): caches for k in per_launch["launch"]} if len(per_launch) else {},
-        texture_caches=texture, patterns=patterns,
+        texture_caches=sum_levels([p.texture_caches for p in parts]), patterns=patterns,
         constant_caches=sum_levels([p.constant_caches for p in parts]),
         fills=merge_fills([p.fills for p in parts]))
 
@@ -77,7 +71,7 @@ LAUNCH_SUMS = ("accesses", "requests", "transactions", "bytes_requested", "bytes
                "local_cycles", "dram_bytes_read", "dram_bytes_written", "first_level_cycles", "atomic_cycles")
 
 
-def merge_per_launch(frames: list[pd.DataFrame], caches: list[dict]) -> pd.DataFrame:
+def merge_per_launch(frames: list[pd.DataFrame], caches: list[LevelStats]) -> pd.DataFrame:
     """Sum the per-launch rows of one launch's compute units; ratios from the sums, and each
     level's hit rate from the merged ``caches`` (the replays hold one launch)."""
     frames = [f for f in frames if f is not None and len(f)]
@@ -92,7 +86,7 @@ def merge_per_launch(frames: list[pd.DataFrame], caches: list[dict]) -> pd.DataF
     lreq = out["local_requests"].where(out["local_requests"] > 0)
     out["conflict_degree_mean"] = (out["_deg"] / lreq).fillna(0.0)
     for c in caches:
-        out[f"{c['level']}_hit_rate"] = c["hit_rate"]
+        out[f"{c.level}_hit_rate"] = c.hit_rate
     return out.drop(columns="_deg")[[c for c in frames[0].columns if c in out.columns]]
 
 

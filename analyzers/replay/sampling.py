@@ -100,8 +100,8 @@ def _counts(rep) -> dict[str, float]:
            "local_degree": float((loc["conflict_degree_mean"].fillna(0) * loc["requests"]).sum()),
            "dram_bytes": float(rep.dram_bytes_read + rep.dram_bytes_written)}
     for c in rep.caches:
-        out[f"{c['level']}_hits"] = float(c["hits"])
-        out[f"{c['level']}_accesses"] = float(c["hits"] + c["misses"])
+        out[f"{c.level}_hits"] = float(c.hits)
+        out[f"{c.level}_accesses"] = float(c.hits + c.misses)
     return out
 
 

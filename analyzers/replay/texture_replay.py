@@ -34,6 +34,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from analyzers.replay.cache import TextureCacheStats
 from analyzers.replay.coalescing import distinct_segments
 from analyzers.replay.texture import (
     TextureCaches,
@@ -232,17 +233,13 @@ class TextureReplay:
         df["item_columns"] = np.array([s[1] for s in shape], float)
         return df
 
-    def level_stats(self) -> list[dict]:
+    def level_stats(self) -> list[TextureCacheStats]:
         """Per texture level: hits, misses, hit rate (empty when the target shares a data cache)."""
         if self.caches is None:
             return []
-        out = []
-        for name, (hits, misses), lv in zip(self.caches.names, self.caches.stats, self.spec.caches,
-                                            strict=True):
-            hits, misses = int(hits), int(misses)
-            out.append({"level": name, "scope": lv.scope, "hits": hits, "misses": misses,
-                        "hit_rate": hits / (hits + misses) if hits + misses else 0.0})
-        return out
+        return [TextureCacheStats.of(name, lv.scope, hits, misses)
+                for name, (hits, misses), lv in zip(self.caches.names, self.caches.stats, self.spec.caches,
+                                                    strict=True)]
 
 
 def _distinct_rows(order, req_ptr, rows, mask):
