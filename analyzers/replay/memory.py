@@ -97,20 +97,28 @@ class MemoryReplay:
     def _mem_sites(self) -> pd.DataFrame:
         return self.per_site[self.per_site["space"].isin(MEMORY_SPACES)]
 
-    def to_dict(self) -> dict:
-        """The JSON-ready summary (``memory.*`` and ``local_memory.*`` keys)."""
+    def totals(self) -> ReplayTotals:
+        """The replay's requests and bytes summed over its sites (recorded work-groups)."""
         mem = self._mem_sites()
         loc = self.per_site[self.per_site["space"] == "local"]
-        requests = int(mem["requests"].sum())
-        transactions = int(mem["transactions"].sum())
-        lreq = int(loc["requests"].sum())
+        requests, lreq = int(mem["requests"].sum()), int(loc["requests"].sum())
+        return ReplayTotals(
+            requests=requests, transactions=int(mem["transactions"].sum()),
+            bytes_requested=int(mem["bytes_requested"].sum()), bytes_moved=int(mem["bytes_moved"].sum()),
+            local_requests=lreq, local_cycles=float(loc["local_cycles"].sum()),
+            conflict_degree_mean=float((loc["conflict_degree_mean"] * loc["requests"]).sum() / lreq)
+            if lreq else 0.0)
+
+    def to_dict(self) -> dict:
+        """The JSON-ready summary (``memory.*`` and ``local_memory.*`` keys)."""
+        t = self.totals()
         return {
             "memory": {
-                "requests": requests,
-                "transactions": transactions,
-                "transactions_per_request": transactions / requests if requests else 0.0,
-                "bytes_requested": int(mem["bytes_requested"].sum()),
-                "bytes_moved": int(mem["bytes_moved"].sum()),
+                "requests": t.requests,
+                "transactions": t.transactions,
+                "transactions_per_request": t.transactions_per_request,
+                "bytes_requested": t.bytes_requested,
+                "bytes_moved": t.bytes_moved,
                 "caches": [{"level": c.level, "scope": c.scope, "hits": c.hits, "misses": c.misses,
                             "hit_rate": c.hit_rate} for c in self.caches],
                 "texture_caches": [c.to_dict() for c in self.texture_caches],
@@ -119,12 +127,28 @@ class MemoryReplay:
                 "dram_bytes_written": self.dram_bytes_written,
             },
             "local_memory": {
-                "requests": lreq,
-                "cycles": float(loc["local_cycles"].sum()),
-                "conflict_degree_mean":
-                    float((loc["conflict_degree_mean"] * loc["requests"]).sum() / lreq) if lreq else 0.0,
+                "requests": t.local_requests,
+                "cycles": t.local_cycles,
+                "conflict_degree_mean": t.conflict_degree_mean,
             },
         }
+
+
+@dataclass(frozen=True)
+class ReplayTotals:
+    """A replay's global and local requests, transactions and bytes, over all its sites."""
+
+    requests: int
+    transactions: int
+    bytes_requested: int
+    bytes_moved: int
+    local_requests: int
+    local_cycles: float
+    conflict_degree_mean: float
+
+    @property
+    def transactions_per_request(self) -> float:
+        return self.transactions / self.requests if self.requests else 0.0
 
 
 def code_lut(dictionary: pa.Array, codes: dict[str, int]) -> np.ndarray:

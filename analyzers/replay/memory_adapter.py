@@ -144,10 +144,10 @@ def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None,
     """Shape a single-launch :class:`~analyzers.replay.memory.MemoryReplay` for the verdict.
 
     ``scale`` (work-groups in the launch / work-groups recorded) turns recorded
-    counts into whole-launch traffic for the time model; the JSON dicts keep the
-    recorded counts.  ``estimate`` says how the replay's counts were obtained.
+    counts into whole-launch traffic for the time model; the typed counts keep
+    the recorded ones.  ``estimate`` says how the replay's counts were obtained.
     """
-    doc = replay.to_dict()
+    totals = replay.totals()
     sites = _site_table(replay.per_site)
     levels, caches = [], []
     per_launch = getattr(replay, "per_launch", None)
@@ -169,12 +169,11 @@ def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None,
                                  hit_rate=stats.hit_rate, load_hits=stats.load_hits,
                                  load_misses=stats.load_misses,
                                  load_hit_rate=stats.load_hits / loads if loads else 0.0))
-    m, lm = doc["memory"], doc["local_memory"]
     memory = GlobalMemoryStats(
-        requests=m["requests"], transactions=m["transactions"],
-        transactions_per_request=m["transactions_per_request"], bytes_requested=m["bytes_requested"],
-        bytes_moved=m["bytes_moved"], caches=tuple(caches), dram_bytes_read=m["dram_bytes_read"],
-        dram_bytes_written=m["dram_bytes_written"], estimate=estimate,
+        requests=totals.requests, transactions=totals.transactions,
+        transactions_per_request=totals.transactions_per_request, bytes_requested=totals.bytes_requested,
+        bytes_moved=totals.bytes_moved, caches=tuple(caches), dram_bytes_read=replay.dram_bytes_read,
+        dram_bytes_written=replay.dram_bytes_written, estimate=estimate,
         texture_caches=tuple(getattr(replay, "texture_caches", ())),
         constant_caches=tuple(getattr(replay, "constant_caches", ())))
     degrees = getattr(replay, "conflict_degrees", None)
@@ -182,8 +181,8 @@ def launch_memory(replay, target, scale: float = 1.0, launch: int | None = None,
     if degrees is not None and len(degrees):
         h = degrees.groupby("conflict_degree")["requests"].sum().sort_index()
         hist = {int(k): int(v) for k, v in h.items()}
-    local = LocalMemoryStats(requests=lm["requests"], cycles=lm["cycles"],
-                             conflict_degree_mean=lm["conflict_degree_mean"], conflict_degree_histogram=hist)
+    local = LocalMemoryStats(requests=totals.local_requests, cycles=totals.local_cycles,
+                             conflict_degree_mean=totals.conflict_degree_mean, conflict_degree_histogram=hist)
     loads = sites if sites.empty else sites[sites["space"].isin(MEMORY_SPACES) & sites["op"].isin(LOAD_OPS)]
     requests = float(loads["requests"].sum()) * scale if len(loads) else 0.0
     transactions = float(loads["transactions"].sum()) * scale if len(loads) else 0.0
