@@ -58,7 +58,9 @@ def summarize(per_request: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 
 @njit(cache=True, inline="always")
-def _sort_small(buf, n):
+def sort_small(buf, n):
+    """Sort ``buf[:n]`` in place: nothing when already ascending (lanes walk memory upwards),
+    insertion for a few values, numpy beyond."""
     ascending = True
     for a in range(1, n):
         if buf[a] < buf[a - 1]:
@@ -167,7 +169,7 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
                             buf = _grow(buf, n)
                         buf[n] = s
                         n += 1
-                _sort_small(buf, n)
+                sort_small(buf, n)
                 cnt = 0
                 for k in range(n):
                     if k == 0 or buf[k] != buf[k - 1]:

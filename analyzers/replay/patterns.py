@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
+from analyzers.replay.coalescing import sort_small
 from analyzers.replay.intdiv import ADDR_MASK, div, shift_of
 
 #: A gap between one item's addresses larger than this many bytes (and than 4 accesses)
@@ -212,16 +213,7 @@ def _sort_pairs(a, b, c, n):
 @njit(cache=True)
 def _median_in_place(x, n):
     """``np.median(x[:n])`` without an allocation: the item's few row gaps are sorted in place."""
-    if n > 32:
-        x[:n] = np.sort(x[:n])
-    else:
-        for i in range(1, n):
-            v = x[i]
-            j = i - 1
-            while j >= 0 and x[j] > v:
-                x[j + 1] = x[j]
-                j -= 1
-            x[j + 1] = v
+    sort_small(x, n)
     if n % 2:
         return np.float64(x[n // 2])
     return (np.float64(x[n // 2 - 1]) + np.float64(x[n // 2])) / 2.0
