@@ -91,7 +91,7 @@ class CacheLevel:
     data_banks: int = 0
     data_bank_width_bytes: int = 4
     #: Mean of the exponential part of a hit's latency: a request of k lines served here waits
-    #: latency - tail + tail x (1 + 1/2 + ... + 1/k) (analyzers/bound.py).  0: fixed latency.
+    #: latency - tail + tail x (1 + 1/2 + ... + 1/k) (analyzers/latency.py).  0: fixed latency.
     latency_tail_cycles: float = 0.0
     #: Bytes a load miss brings from DRAM: the aligned block of sectors around the missing one
     #: (0: the unit of hit and miss alone).  Only the last level, and only a sectored one.
@@ -205,7 +205,7 @@ class DramSpec:
     latency_tail_ns: float = 0.0
     #: Latency of an access while DRAM streams (0: no load dependence); the delay over
     #: ``latency_ns`` rises as 1 - exp(-busy / loaded_busy_share) with DRAM's busy share
-    #: (analyzers/bound.py).
+    #: (analyzers/latency.py).
     loaded_latency_ns: float = 0.0
     loaded_busy_share: float = 0.0
 
