@@ -926,8 +926,8 @@ def assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
     per_site["conflict_degree_mean"] = (per_site["degree_sum"] / req).where(local)
     per_site["conflict_degree_max"] = per_site["degree_max"].where(local)
     per_site = add_rates(per_site.drop(columns=["degree_sum", "degree_max"]))
-    caches = _level_stats(target, level_rows)
-    launch_caches = {int(row["launch"]): _level_stats(target, [levels])
+    caches = sum_level_stats(target, level_rows)
+    launch_caches = {int(row["launch"]): sum_level_stats(target, [levels])
                      for row, levels in zip(launch_rows, level_rows, strict=True)}
     per_launch = pd.DataFrame(launch_rows)
     degrees = [d for d in degree_frames if len(d)]
@@ -940,8 +940,9 @@ def assemble(target, total, site_frames, degree_frames, launch_rows, level_rows)
         launch_caches=launch_caches)
 
 
-def _level_stats(target, level_rows) -> list[LevelStats]:
-    """Sum per-launch level counters into one :class:`LevelStats` per cache level."""
+def sum_level_stats(target, level_rows) -> list[LevelStats]:
+    """Sum level counters (one list per launch, or per replayed part of a launch) into one
+    :class:`LevelStats` per cache level of ``target``."""
     out = []
     for i, lv in enumerate(target.caches):
         rows = [lr[i] for lr in level_rows]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analyzers.replay.cache import LevelStats
-from analyzers.replay.memory import MemoryReplay, sum_levels
+from analyzers.replay.memory import MemoryReplay, sum_level_stats, sum_levels
 from analyzers.replay.patterns import merge_patterns
 from analyzers.replay.sites import SITE_KEYS, SITE_SUMS
 from analyzers.replay.texture_replay import SITE_SUMS as TEXTURE_SUMS
@@ -41,13 +41,7 @@ def merge_replays(parts, target):
     agg["conflict_degree_mean"] = (agg["_deg"] / req).where(local)
     agg["conflict_degree_max"] = agg["conflict_degree_max"].where(local)
     agg = agg.drop(columns="_deg")[list(parts[0].per_site.columns)]
-    caches = []
-    for i, lv in enumerate(target.caches):
-        rows = [p.caches[i] for p in parts]
-        counts = [sum(getattr(r, k) for r in rows)
-                  for k in ("load_hits", "load_misses", "store_hits", "store_misses", "evictions")]
-        caches.append(LevelStats(lv.name, lv.scope, max(1, target.compute_units) if lv.scope == "compute_unit"
-                                 else 1, *counts))
+    caches = sum_level_stats(target, [p.caches for p in parts])
     degrees = pd.concat([p.conflict_degrees for p in parts], ignore_index=True)
     if len(degrees):
         degrees = degrees.groupby(["launch", "site", "conflict_degree"], sort=True)["requests"].sum()
