@@ -228,3 +228,36 @@ def test_cold_run_stands_for_the_launchs_opening():
     assert cold_weight(32.0, 4, 128, 16) == 4.0            # the first round's 16 groups, 4 recorded
     assert cold_weight(32.0, 4, 128, 16, first_groups=False) == 0.0
     assert cold_weight(32.0, 4, 128, 132, first_groups=False) == 32.0
+
+
+MEDIAN_BLUR = (Path(__file__).resolve().parent / "data" / "expert" / "mobile" / "opencv" / "traces"
+               / "medianblur_5x5_8uc1_vga.tkt")
+
+
+def test_passes_read_and_form_a_small_sample_once_with_the_same_counts(matmul, monkeypatch):
+    """The passes over a sample share one read of its chunks and one forming of their requests
+    (KEPT_ROWS); every count is what passes that each read and form their own give.  The image
+    kernel covers the texture path, whose per-chunk state is handed back to each pass."""
+    import analyzers.replay.warm_sample as ws
+
+    reads = []
+    real = ws.launch_chunks
+
+    def counted(*args, **kw):
+        reads.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ws, "launch_chunks", counted)
+    cases = [(matmul["first:8"], t) for t in ALL_TARGETS] + [(open_trace(MEDIAN_BLUR), "adreno-640"),
+                                                             (open_trace(MEDIAN_BLUR), "intel-hd530")]
+    results, read = {}, {}
+    default = ws.KEPT_ROWS
+    for kept in (default, 0):
+        monkeypatch.setattr(ws, "KEPT_ROWS", kept)
+        reads.clear()
+        results[kept] = [json.dumps(analyze(trace, target).launches[0].to_dict(), sort_keys=True, default=str)
+                         for trace, target in cases]
+        read[kept] = len(reads)
+    assert read[default] == len(cases)   # one read a replay when kept
+    assert read[0] > 2 * len(cases)      # else a first run and a counted run at least, each reading
+    assert results[default] == results[0]

@@ -392,8 +392,13 @@ class LaunchReplay:
     """Accumulates one launch's metrics over its chunks."""
 
     def __init__(self, target: Target, hierarchy: CacheHierarchy | None, group_size: int | None,
-                 texture: TextureReplay | None = None, patterns: bool = True, reset: bool = True):
+                 texture: TextureReplay | None = None, patterns: bool = True, reset: bool = True,
+                 counting: bool = True):
         self.t = target
+        #: False for a pass that only brings the caches to the state the launch leaves them in (a
+        #: sampled launch's first runs): its own counts are never read, so what only feeds them
+        #: (local-memory banks, per-request prices, atomics, per-site sums) is not computed
+        self.counting = counting
         self.patterns = PatternAccumulator(target, schema.SPACES, schema.OPS) if patterns else None
         self.h = hierarchy
         self.tex = texture
@@ -478,7 +483,7 @@ class LaunchReplay:
                     counts[:len(old)] += old
                 self._degrees[k] = counts
 
-    def add(self, c: dict) -> None:
+    def add(self, c: dict, formed: dict | None = None) -> None:
         """Replay one chunk of whole rounds of work-groups (canonical row order).
 
         A chunk of more than :data:`WINDOWED_FROM` rows (a round of huge work-groups, or one
@@ -486,11 +491,20 @@ class LaunchReplay:
         requests (waves of few lanes), is formed into requests and scheduled whole, then
         replayed in windows of its execution order (:meth:`_add_windows`), so the
         per-request work never holds more than a window.
+
+        ``formed``: a dict the caller keeps for this chunk while it replays the same chunks
+        several times (a sampled launch's passes).  The chunk's waves, requests, coalesced
+        units and schedule depend on the chunk and the target alone, not on what the caches
+        hold, so the first pass keeps them there and the later ones take them.
         """
         t = self.t
         n = len(c["site"])
         self.accesses += n
         huge = n > self.windowed_from
+        if formed:
+            self.groups_done += formed["groups"]
+            self._add_requests(c, *formed["waves"], None, formed=formed)
+            return
         # the columns go to the kernels as read (int32 items and sites, uint16 sizes, raw
         # address bits): each takes one dtype per argument, and no column is copied to int64
         lane = c["item"] if self.pack <= 1 else np.empty(n, np.int32)
@@ -499,18 +513,22 @@ class LaunchReplay:
                                                None if huge else self._buffer("vgroup", n))
         self.groups_done += int(ngroups)
         site = c["site"]
+        keep = formed is not None and not huge   # the buffers are reused by the next chunk: kept as copies
         order, req_ptr, req_wave, req_rank, wave_vg, wave_local = form_requests(
             vgroup, lane, site, t.simd.width, int(site.max()),
-            None if huge else self._buffer("order", n), _tags(c))
+            None if huge or keep else self._buffer("order", n), _tags(c))
         del vgroup
         if huge or len(req_wave) > self.window_rows:
             if self.patterns is not None:
                 self.patterns.add_rows(c, c["buffer"])  # item facts need an item's rows in order
             self._add_windows(c, lane, order, req_ptr, req_wave, req_rank, wave_vg, wave_local)
-        else:
-            self._add_requests(c, lane, order, req_ptr, req_wave, wave_vg,
-                               lambda: schedule(req_wave, req_rank, wave_vg, wave_local,
-                                                max(1, t.compute_units)))
+            return
+        if keep:
+            formed["groups"] = int(ngroups)
+            formed["waves"] = (lane, order, req_ptr, req_wave, wave_vg)
+        self._add_requests(c, lane, order, req_ptr, req_wave, wave_vg,
+                           lambda: schedule(req_wave, req_rank, wave_vg, wave_local, max(1, t.compute_units)),
+                           formed=formed if keep else None)
 
     def _add_windows(self, c, lane, order, req_ptr, req_wave, req_rank, wave_vg, wave_local) -> None:
         """Replay a large chunk in windows of consecutive requests in execution order.
@@ -555,34 +573,49 @@ class LaunchReplay:
                 self.h.continuing = True
 
     def _add_requests(self, c, lane, order, req_ptr, req_wave, wave_vg, scheduled, *, steps=None,
-                      rows_done: bool = False) -> None:
+                      rows_done: bool = False, formed: dict | None = None) -> None:
         """Everything after forming the requests of a chunk (or a window of one), one step each:
         coalescing, local-memory banks, per-request prices of the first level, atomics, the
         caches (with fills and the texture and constant paths), per-site sums and pattern facts.
         ``scheduled()`` gives the execution order and compute unit of each request; ``rows_done``
-        says the item facts of the rows were already taken."""
-        rq = _Requests.of(c, lane, order, req_ptr, self.tex)
+        says the item facts of the rows were already taken; ``formed`` (see :meth:`add`) keeps
+        or gives the coalesced units and the schedule."""
         unit = self.h.first_unit_bytes if self.h is not None else self.t.transaction_bytes
-        cached = rq.is_mem & (self.h is not None)
-        tx_bytes = self.t.transaction_bytes
-        scratch = self._buffer("units", 2 * rq.rows)
-        tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, rq.addr, rq.size, tx_bytes, cached,
-                                                      unit, scratch)
-        distinct = (units, unit_ptr)  # before any lane-by-lane lookup list replaces them
-        if self.h is not None and getattr(self.t, "cache_lookup", "request") == "lane":
-            # each lane of a load looks its own line up (PowerVR); transactions stay distinct lines
-            per_lane = rq.is_mem & (rq.op == OP_CODES["load"])
-            if per_lane.any():
-                units, unit_ptr = lane_units(order, req_ptr, rq.addr, rq.size, unit, per_lane, units,
-                                             unit_ptr)
-        cycles, degree = self._local_cycles(c, rq)
-        if self.price_requests:
-            self._price_first_level(rq, units, unit_ptr)
-        if self.atomics is not None:
-            self.atomics.add(order, req_ptr, rq.addr, rq.size,
-                             (rq.op == OP_CODES["atomic"]) & (rq.space == SPACE_CODES["global"]))
+        if formed and "units" in formed:
+            rq, tx, breq, units, unit_ptr, distinct = formed["units"]
+            scheduled = formed["schedule"]
+            if self.tex is not None:
+                self.tex.resume(formed["texture"])
+        else:
+            rq = _Requests.of(c, lane, order, req_ptr, self.tex)
+            cached = rq.is_mem & (self.h is not None)
+            tx_bytes = self.t.transaction_bytes
+            scratch = None if formed is not None else self._buffer("units", 2 * rq.rows)
+            tx, breq, units, unit_ptr = distinct_segments(order, req_ptr, rq.addr, rq.size, tx_bytes, cached,
+                                                          unit, scratch)
+            distinct = (units, unit_ptr)  # before any lane-by-lane lookup list replaces them
+            if self.h is not None and getattr(self.t, "cache_lookup", "request") == "lane":
+                # each lane of a load looks its own line up (PowerVR); transactions stay distinct lines
+                per_lane = rq.is_mem & (rq.op == OP_CODES["load"])
+                if per_lane.any():
+                    units, unit_ptr = lane_units(order, req_ptr, rq.addr, rq.size, unit, per_lane, units,
+                                                 unit_ptr)
+            if formed is not None:
+                order_cu = scheduled()
+                formed["units"] = (rq, tx, breq, units, unit_ptr, distinct)
+                formed["texture"] = self.tex.chunk_state if self.tex is not None else None
+                formed["schedule"] = scheduled = lambda: order_cu
+        if self.counting:
+            cycles, degree = self._local_cycles(c, rq)
+            if self.price_requests:
+                self._price_first_level(rq, units, unit_ptr)
+            if self.atomics is not None:
+                self.atomics.add(order, req_ptr, rq.addr, rq.size,
+                                 (rq.op == OP_CODES["atomic"]) & (rq.space == SPACE_CODES["global"]))
         if self.h is not None and rq.is_mem.any():
             self._through_caches(rq, req_wave, wave_vg, scheduled, steps, distinct, units, unit_ptr, unit)
+        if not self.counting:
+            return
         key = (rq.site << 8) | (rq.space.astype(np.int64) << 4) | rq.op.astype(np.int64)
         self._add_sites(key, req_ptr, tx, breq, cycles, degree, rq.is_local)
         if self.tex is not None:

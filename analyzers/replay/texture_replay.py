@@ -148,6 +148,18 @@ class TextureReplay:
         out[img] = tiled_addresses(self.spec, x, y, z, size, base, width, height)
         return out
 
+    @property
+    def chunk_state(self):
+        """What :meth:`addresses` keeps of the chunk it last made addresses for (the rows the
+        texture what-if rereads as an image), to hand back to :meth:`resume` when the same chunk
+        is replayed again with its addresses kept."""
+        return self._whatif_rows
+
+    def resume(self, state) -> None:
+        """Take up a chunk whose addresses an earlier pass made (``state``: its :attr:`chunk_state`)."""
+        self._whatif_rows = state
+        self._req = None
+
     def stream(self, order, req_ptr, addr, size, ex, is_mem, rq_space, rq_op, cu_of_req, units, unit_ptr,
                unit_bytes: int, rq_first) -> tuple | None:
         """The data hierarchy's input with image reads filtered through the texture caches, or

@@ -83,6 +83,9 @@ from analyzers.replay.waves import pack_factor
 from tracekit.trace.footprint import LaunchFootprint
 
 METHODS = ("whole", "scaled", "warm_sample")
+#: Rows of a sample whose passes share one read of its chunks and one forming of their requests
+#: (about 100 bytes a row are kept between passes).
+KEPT_ROWS = 4 << 20
 
 
 @dataclass(frozen=True)
@@ -142,18 +145,40 @@ def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows:
     block = max(1, target.compute_units) * (pack_factor(target.simd, group_size) if group_size else 1)
     textured = target.texture is not None
 
-    def chunks():
+    def read():
         batches = (batch_arrays(b, kernels)
                    for b in trace.iter_batches(columns=columns, batch_size=chunk_rows, launches=[launch]))
         return launch_chunks(batches, lambda _launch: block, chunk_rows)
 
+    # a sample of at most KEPT_ROWS rows is read once and its requests formed once: each pass
+    # takes the chunks and what LaunchReplay.add kept of them (its ``formed``) from the first
+    kept: list[tuple[dict, dict]] | None = []
+    complete = False
+
+    def chunks():
+        nonlocal kept, complete
+        if complete:
+            yield from kept
+            return
+        rows = 0
+        for cols, _ in read():
+            rows += len(cols["site"])
+            if kept is not None and rows > KEPT_ROWS:
+                kept = None   # too large to keep: every pass reads and forms its chunks again
+            if kept is None:
+                yield cols, None
+            else:
+                kept.append((cols, {}))
+                yield kept[-1]
+        complete = kept is not None
+
     def texture():
         return TextureReplay.for_launch(trace, target, launch) if textured else None
 
-    first = LaunchReplay(target, hierarchy, group_size or None, texture(), patterns=False)
+    first = LaunchReplay(target, hierarchy, group_size or None, texture(), patterns=False, counting=False)
     touched = _SampleUnits(target.caches) if cold is not None else None
-    for cols, _ in chunks():
-        first.add(cols)
+    for cols, formed in chunks():
+        first.add(cols, formed)
         if touched is not None:
             touched.add(cols)
     # what the cold run's last level missed and fetched: how many units one fetch serves
@@ -164,18 +189,19 @@ def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows:
     span = max(1, min(int(first.groups_done), int(target.compute_units)))  # units the sample used
     passes = max(1, min(int(warm_passes), span // 2)) if rotate else 1
     for k in range(1, passes):
-        warm = LaunchReplay(target, hierarchy, group_size or None, texture(), reset=False, patterns=False)
+        warm = LaunchReplay(target, hierarchy, group_size or None, texture(), reset=False, patterns=False,
+                            counting=False)
         warm.cu_span, warm.cu_shift = span, k * span // (2 * passes)
-        for cols, _ in chunks():
-            warm.add(cols)
+        for cols, formed in chunks():
+            warm.add(cols, formed)
     settle(hierarchy)
     counted = LaunchReplay(target, hierarchy, group_size or None, texture(), reset=False)
     if counted.constant is not None and first.constant is not None:
         counted.constant.carry(first.constant)  # constants stay in each unit's constant cache
     if rotate:
         counted.cu_span, counted.cu_shift = span, span // 2
-    for cols, _ in chunks():
-        counted.add(cols)
+    for cols, formed in chunks():
+        counted.add(cols, formed)
     evicted_dirty = hierarchy.dram_bytes_written  # write-backs of the counted run, before the flush
     kernel = next(iter(kernels), "")
     sites, levels, dram, degrees, texture_levels, pats = counted.finish(kernel, launch)
