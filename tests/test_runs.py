@@ -11,7 +11,7 @@ from analyzers.geometry import LaunchGeometry
 from analyzers.simd import run_segments, wave_issues, wave_layout
 from tracekit.formats import open_trace
 from tracekit.trace import schema, store
-from tracekit.trace.runs import expand_batches, expand_runs, has_runs, run_lengths
+from tracekit.trace.runs import expand_batches, expand_frame, expand_runs, has_runs, run_lengths
 from tracekit.trace.validate import validate
 
 
@@ -69,6 +69,24 @@ def test_expansion_gives_one_row_per_item_in_canonical_order():
 def test_per_site_runs_that_interleave_are_re_sorted():
     runs = [(0, 0, 0, 2, 4), (0, 0, 1, 1, 2), (0, 2, 1, 5, 2)]  # site 1 splits where site 0 does not
     assert _rows(expand_runs(_instr(runs))) == _per_item(runs)
+
+
+def test_frame_expansion_matches_the_table_one():
+    """A what-if head keeps runs as a DataFrame; a change that moves items expands it.  Runs that
+    start and end at different items per site (a site run over more items than the one before it,
+    two opclasses of one site) come out in (group, item, site) order, ties in run order."""
+    runs = RUNS + [(2, 0, 3, 1, 6), (2, 0, 4, 2, 2), (2, 2, 4, 7, 4), (2, 3, 1, 5, 3), (2, 3, 1, 6, 1)]
+    runs = sorted(runs, key=lambda r: r[:3])
+    t = _instr(runs)
+    df = t.to_pandas()
+    got = expand_frame(df)
+    assert "items" not in got.columns
+    assert list(zip(*(got[c].tolist() for c in ("group", "item", "site", "count")), strict=True)) == \
+        _rows(expand_runs(t))
+    assert list(got["opclass"]) == expand_runs(t)["opclass"].to_pylist()
+    assert expand_frame(df.drop(columns="items")).equals(df.drop(columns="items"))   # no runs: as it is
+    with pytest.raises(ValueError, match="order"):
+        expand_frame(df.iloc[::-1])
 
 
 @pytest.mark.parametrize("batch", [1, 2, 3, 5, 100])

@@ -47,7 +47,7 @@ def test_four_pixels_per_item_read_as_one_vector_and_written_as_one_word(head):
     lo = lambda a, op: a.loc[a["op"] == op, "address"].astype(np.int64)  # noqa: E731
     for op in ("load", "store"):
         assert lo(after, op).min() == lo(before, op).min()
-    ops = lambda L: L.instructions.groupby("opclass")["count"].sum()  # noqa: E731
+    ops = lambda L: L.per_item().instructions.groupby("opclass")["count"].sum()  # noqa: E731
     assert ops(changed)["load"] * 4 == ops(head)["load"]
     # index arithmetic runs once per item: fewer integer multiplies, the same compares (per pixel)
     assert ops(changed)["int_mul"] < ops(head)["int_mul"] and ops(changed)["compare"] == ops(head)["compare"]

@@ -22,14 +22,14 @@ SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
 
 
 def _divergent_sites(launch) -> list[int]:
-    ins = launch.instructions
+    ins = launch.per_item().instructions
     per_item = ins.groupby(["group", "item", "site"])["count"].sum().unstack(fill_value=0)
     varies = per_item.columns[per_item.nunique() > 1]
     return [int(s) for s in varies]
 
 
 def test_every_item_keeps_its_work_and_addresses_and_waves_run_one_path():
-    launch = Replays(open_trace(SAMPLES / "divergent_branch.tkt")).head(0)
+    launch = Replays(open_trace(SAMPLES / "divergent_branch.tkt")).head(0).per_item()   # one row an item
     sites = _divergent_sites(launch)
     assert sites
     after = Regroup(tuple(sites)).apply(launch, None)

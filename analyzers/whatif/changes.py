@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from tracekit.errors import TracekitError
+from tracekit.trace.runs import expand_frame
 
 #: OpenCL built-ins that have a ``native_`` version (OpenCL C 1.2 §6.12.2, Table 6.9).
 NATIVE_BUILTINS = frozenset({"cos", "divide", "exp", "exp2", "exp10", "log", "log2", "log10", "powr", "recip",
@@ -47,7 +48,10 @@ class Launch:
     """One launch's rows as the transforms see them."""
 
     accesses: pd.DataFrame       # canonical order, address as uint64
-    instructions: pd.DataFrame   # per-item rows (``items`` runs expanded)
+    #: (group, item, site) order; a row with ``items`` stands for that many consecutive work-items
+    #: (tracekit.trace.runs), as the trace stores them: a change that reads or scales counts works
+    #: on the runs, one that moves or merges items takes :meth:`per_item` first
+    instructions: pd.DataFrame
     row: dict                    # the launches-table row
     #: site -> role (address, indirect, loop, batched) where the trace has roles (docs/trace-format.md)
     roles: dict = field(default_factory=dict)
@@ -57,6 +61,12 @@ class Launch:
 
     def with_(self, **kw) -> Launch:
         return replace(self, **kw)
+
+    def per_item(self) -> Launch:
+        """This launch with one instruction row per work-item (runs expanded)."""
+        if "items" not in self.instructions.columns:
+            return self
+        return replace(self, instructions=expand_frame(self.instructions))
 
 
 class Change:
@@ -447,6 +457,7 @@ class WorkGroupSize(Change):
         if int(np.prod(new)) > target.occupancy.max_work_group_size:
             raise TracekitError(f"work-group {self.spec}: {int(np.prod(new))} items is more than the "
                                 f"target's {target.occupancy.max_work_group_size}")
+        launch = launch.per_item()   # items move between work-groups
 
         def regroup(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
             if df.empty:

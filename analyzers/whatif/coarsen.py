@@ -76,6 +76,7 @@ class Coarsen(Change):
         if local[0] % n:
             raise TracekitError(f"what-if {self.spec}: the work-group's {local[0]} items along x do not "
                                 f"split into items of {n} elements")
+        launch = launch.per_item()       # items merge: one instruction row an item
         per = local[0] // n              # new items along x one old work-group's row becomes
         # n neighbouring work-groups become one of the old size where the grid's groups along x
         # divide by n and the head holds all n of some (not so for groups sampled at random)

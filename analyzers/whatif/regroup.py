@@ -47,9 +47,9 @@ class Regroup(Change):
         return "hand out the work so that items taking the same path share a wave (sort or bin it by path)"
 
     def apply(self, launch: Launch, target) -> Launch:
-        ins = launch.instructions
-        if ins.empty:
+        if launch.instructions.empty:
             raise TracekitError("regroup: the launch has no instruction counts to tell the paths apart")
+        ins = launch.per_item().instructions   # items get new ids one by one
         path = ins if not self.sites else ins[ins["site"].isin(list(self.sites))]
         acc = launch.accesses
         order = _path_order(pd.concat([ins[["group", "item"]], acc[["group", "item"]]], ignore_index=True),

@@ -28,7 +28,6 @@ from tracekit.errors import TracekitError
 from tracekit.trace import metadata as launch_metadata
 from tracekit.trace import store
 from tracekit.trace.reader import Trace
-from tracekit.trace.runs import expand_runs
 from tracekit.trace.vocabulary import OPS, SPACES
 
 #: Accesses a what-if replays at most per launch (both sides): a head of whole work-groups.
@@ -251,12 +250,13 @@ def head_of_launch(trace: Trace, geo, max_accesses: int = MAX_ACCESSES) -> Launc
                 break          # rows come in work-group order: the head's rows are all read
             t = t.filter(pc.is_in(t.column("group"), keep))
         if t.num_rows:
-            ins_parts.append(expand_runs(t))
+            ins_parts.append(t)   # runs stay runs: a change that needs one row an item expands them
     ins = (pa.concat_tables(ins_parts).to_pandas() if ins_parts else
            pd.DataFrame(columns=["kernel", "launch", "group", "item", "site", "opclass", "count"]))
     ins = _text_as_categories(ins, {"kernel": None, "opclass": None})
     if "items" in ins:
-        ins = ins.drop(columns="items")
+        items = ins["items"].fillna(1).to_numpy(np.int64)
+        ins = ins.drop(columns="items") if (items == 1).all() else ins.assign(items=items)
     row = _launch_row(trace, geo)
     total = geo.total_groups or geo.num_groups
     meta = dict(row.get("metadata") or {})
@@ -377,4 +377,6 @@ def _reprice(launch: Launch, target, trace: Trace, memory, sites) -> LaunchResul
     unchanged replay's memory counts with the changed instructions and launch row."""
     lt = launch_trace(launch.with_(accesses=launch.accesses.iloc[0:0]), trace.sites, str(trace.path))
     (geo,), _ = launch_geometries(lt)
-    return analyze_launch(geo, target, lt.instructions, memory, sites)
+    # the rows as stored: runs of work-items stay runs, as the analysis of a trace reads them
+    return analyze_launch(geo, target, lt.iter_batches("instructions", launches=[geo.launch], runs=True),
+                          memory, sites)

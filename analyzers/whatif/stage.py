@@ -66,6 +66,7 @@ class StageLocal(Change):
             (acc["op"].astype(str).to_numpy() == "load")
         if not mine.any():
             raise TracekitError(f"stage-local: the launch has no global loads at site {self.site}")
+        launch = launch.per_item()   # the copy adds instruction rows an item
         row = dict(launch.row)
         local = [int(x) for x in row.get("local_size") or (1, 1, 1)]
         items = max(1, int(np.prod(local)))
