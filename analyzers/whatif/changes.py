@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from tracekit.errors import TracekitError
-from tracekit.trace.runs import expand_frame
+from tracekit.trace.runs import expand_frame, split_runs
 
 #: OpenCL built-ins that have a ``native_`` version (OpenCL C 1.2 §6.12.2, Table 6.9).
 NATIVE_BUILTINS = frozenset({"cos", "divide", "exp", "exp2", "exp10", "log", "log2", "log10", "powr", "recip",
@@ -457,7 +457,6 @@ class WorkGroupSize(Change):
         if int(np.prod(new)) > target.occupancy.max_work_group_size:
             raise TracekitError(f"work-group {self.spec}: {int(np.prod(new))} items is more than the "
                                 f"target's {target.occupancy.max_work_group_size}")
-        launch = launch.per_item()   # items move between work-groups
 
         def regroup(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
             if df.empty:
@@ -468,11 +467,11 @@ class WorkGroupSize(Change):
             return df.sort_values(keys, kind="stable").reset_index(drop=True)
 
         acc = regroup(launch.accesses, ["group", "item", "seq"])
-        ins = regroup(launch.instructions, ["group", "item", "site"])
+        ins = launch.instructions
+        ins = _regroup_runs(ins, gsize, old, new) if "items" in ins.columns else \
+            regroup(ins, ["group", "item", "site"])
         # keep only work-groups the head of the launch holds whole
-        items = pd.concat([acc[["group", "item"]], ins[["group", "item"]]]).drop_duplicates()
-        have = items.groupby("group").size()
-        full = have[have == int(np.prod(new))].index
+        full = _whole_groups([acc, ins], int(np.prod(new)))
         if not len(full):
             raise TracekitError(f"work-group {self.spec}: the launch's first work-groups do not fill one "
                                 "work-group of that size")
@@ -486,6 +485,40 @@ class WorkGroupSize(Change):
             meta["sampling"] = {"mode": "first", "total_groups": total, "groups_recorded": int(len(full))}
         row["metadata"] = meta
         return launch.with_(accesses=acc, instructions=ins, row=row)
+
+
+def _regroup_runs(ins: pd.DataFrame, gsize, old, new) -> pd.DataFrame:
+    """Instruction runs of work-groups of ``old`` items recut for work-groups of ``new``, still runs.
+
+    A run's items are consecutive along x inside one row of its work-group; cut at the rows
+    and then where the new work-groups' columns start, each piece is consecutive along x in
+    one new work-group too, so it moves whole."""
+    run, start, length = split_runs(ins["item"].to_numpy(np.int64), ins["items"].to_numpy(np.int64), old[0])
+    gx, gy, gz = _global_ids(ins["group"].to_numpy(np.int64)[run], start, gsize, old)
+    piece, gx, length = split_runs(gx, length, new[0])
+    g, i = _local_ids(gx, gy[piece], gz[piece], gsize, new)
+    out = ins.take(run[piece]).assign(group=g, item=i, items=length)
+    return out.sort_values(["group", "item", "site"], kind="stable").reset_index(drop=True)
+
+
+def _whole_groups(frames: list[pd.DataFrame], size: int) -> np.ndarray:
+    """The work-groups whose ``size`` items all have a row in ``frames`` (instruction runs count
+    every item they stand for)."""
+    groups, items = [], []
+    for df in frames:
+        g, i = df["group"].to_numpy(np.int64), df["item"].to_numpy(np.int64)
+        if "items" in df.columns:
+            n = df["items"].to_numpy(np.int64)
+            g = np.repeat(g, n)
+            i = np.repeat(i - np.cumsum(n) + n, n) + np.arange(len(g), dtype=np.int64)
+        groups.append(g)
+        items.append(i)
+    g, i = np.concatenate(groups), np.concatenate(items)
+    if not len(g):
+        return g
+    pairs = np.unique(g * (int(i.max()) + 1) + i) // (int(i.max()) + 1)
+    have, count = np.unique(pairs, return_counts=True)
+    return have[count == size]
 
 
 def _global_ids(group, item, gsize, local):

@@ -35,6 +35,7 @@ from numba import njit
 
 from analyzers.whatif.changes import _MASK, Change, Launch, scale_counts
 from tracekit.errors import TracekitError
+from tracekit.trace.runs import split_runs
 
 #: Roles whose instructions a coarsened item runs once for all its elements.
 SHARED_ROLES = frozenset({"address", "loop"})
@@ -76,7 +77,6 @@ class Coarsen(Change):
         if local[0] % n:
             raise TracekitError(f"what-if {self.spec}: the work-group's {local[0]} items along x do not "
                                 f"split into items of {n} elements")
-        launch = launch.per_item()       # items merge: one instruction row an item
         per = local[0] // n              # new items along x one old work-group's row becomes
         # n neighbouring work-groups become one of the old size where the grid's groups along x
         # divide by n and the head holds all n of some (not so for groups sampled at random)
@@ -85,8 +85,9 @@ class Coarsen(Change):
         meta = dict(row.get("metadata") or {})
 
         def remap(df: pd.DataFrame):
-            g = df["group"].to_numpy().astype(np.int64)
-            item = df["item"].to_numpy().astype(np.int64)
+            return remap_ids(df["group"].to_numpy().astype(np.int64), df["item"].to_numpy().astype(np.int64))
+
+        def remap_ids(g: np.ndarray, item: np.ndarray):
             lx, rest = item % local[0], item // local[0]
             if not merge:   # each work-group keeps its place with n times fewer items along x
                 return g, lx // n + new_local[0] * rest, lx % n
@@ -101,17 +102,13 @@ class Coarsen(Change):
 
         ins = launch.instructions
         if len(ins):
-            group, item, _ = remap(ins)
-            ins = ins.assign(group=group, item=item)
             shared = (ins["site"].map(launch.roles).isin(SHARED_ROLES).to_numpy()
                       | (ins["opclass"] == "barrier").to_numpy())   # the group waits once per barrier
-            keys = ["group", "item", "site", "opclass"]
-            rest = [c for c in ins.columns if c not in (*keys, "count")]
-            once = ins[shared].groupby(keys, sort=False, observed=True).agg(
-                {"count": "max", **{c: "first" for c in rest}})
-            every = ins[~shared].groupby(keys, sort=False, observed=True).agg(
-                {"count": "sum", **{c: "first" for c in rest}})
-            ins = pd.concat([once, every]).reset_index()
+            if "items" in ins.columns:
+                ins = _coarsen_runs(ins, shared, n, local[0], remap_ids)
+            else:
+                group, item, _ = remap(ins)
+                ins = _merge_items(ins.assign(group=group, item=item), shared)
             ins = _memory_counts(ins, per_site)
             ins = ins.sort_values(["group", "item", "site"], kind="stable").reset_index(drop=True)
             ins = ins[launch.instructions.columns]
@@ -128,6 +125,58 @@ class Coarsen(Change):
         row["global_size"] = [-(-gsize[0] // n), gsize[1], gsize[2]]
         row["local_size"] = new_local
         return launch.with_(accesses=acc, instructions=ins, row=row)
+
+
+def _merge_items(ins: pd.DataFrame, shared: np.ndarray) -> pd.DataFrame:
+    """Rows of one new item, site and class made one: address arithmetic, loop control and barriers
+    (``shared``) run once for the item's elements (the most any of them ran), the rest once each."""
+    keys = ["group", "item", "site", "opclass"]
+    rest = [c for c in ins.columns if c not in (*keys, "count")]
+    once = ins[shared].groupby(keys, sort=False, observed=True).agg(
+        {"count": "max", **{c: "first" for c in rest}})
+    every = ins[~shared].groupby(keys, sort=False, observed=True).agg(
+        {"count": "sum", **{c: "first" for c in rest}})
+    return pd.concat([once, every]).reset_index()
+
+
+def _coarsen_runs(ins: pd.DataFrame, shared: np.ndarray, n: int, row_items: int, remap_ids) -> pd.DataFrame:
+    """:func:`_merge_items` on instruction runs, keeping them runs.
+
+    Items ``n*j .. n*j + n-1`` of one row become one new item, and consecutive blocks of a
+    row consecutive new items.  The part of a run that covers whole blocks therefore stays a
+    run (``items`` / n new items, each with ``n`` times the count, or the count itself where
+    the elements share the work); only its ragged ends, parts of a block, are merged with the
+    other runs' parts of the same block, as per-item rows are."""
+    run, start, length = split_runs(ins["item"].to_numpy(np.int64), ins["items"].to_numpy(np.int64),
+                                    row_items)
+    end = start + length
+    lo, hi = -(-start // n) * n, end // n * n          # whole blocks: [lo, hi)
+    whole = lo < hi
+    head_end = np.where(whole, lo, end)                # a piece inside one block is all head
+    has_head = start < head_end
+    has_tail = whole & (hi < end)
+    count = ins["count"].to_numpy(np.int64)
+    g = ins["group"].to_numpy(np.int64)
+    is_shared = shared[run]
+
+    def rows(sel, first, items, per_item):
+        r = run[sel]
+        ng, ni, _ = remap_ids(g[r], first[sel])
+        return ins.take(r).assign(group=ng, item=ni, items=items, count=per_item)
+
+    full = rows(whole, lo, (hi - lo)[whole] // n, np.where(is_shared, 1, n)[whole] * count[run][whole])
+    # ragged ends: each item of the part stands for itself; merged per new item like per-item rows
+    part_first = np.concatenate([start[has_head], hi[has_tail]])
+    part_len = np.concatenate([(head_end - start)[has_head], (end - hi)[has_tail]])
+    part_run = np.concatenate([run[has_head], run[has_tail]])
+    if len(part_run):
+        ng, ni, _ = remap_ids(g[part_run], part_first)
+        sh = shared[part_run]
+        part = ins.take(part_run).assign(group=ng, item=ni, items=1,
+                                         count=count[part_run] * np.where(sh, 1, part_len))
+        merged = _merge_items(part.drop(columns="items"), sh).assign(items=1)
+        full = pd.concat([full, merged], ignore_index=True)
+    return full
 
 
 def _runs(launch: Launch, groups_x: int, n: int) -> np.ndarray:

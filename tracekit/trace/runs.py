@@ -181,3 +181,21 @@ def _expansion(group, item, items, site):
             i += 1
         r0 = r1
     return idx, out_item
+
+
+def split_runs(start: np.ndarray, length: np.ndarray,
+               period: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Runs ``[start, start + length)`` cut wherever they cross a multiple of ``period``: the run
+    each piece comes from, its start and its length (pieces in run order, then start order).
+
+    A change that maps items to new ids keeps a run a run where the mapping is a shift (items
+    of one row of a work-group, or of one n-item block): cut at those boundaries first."""
+    start = np.asarray(start, np.int64)
+    length = np.asarray(length, np.int64)
+    first = start // period
+    pieces = (start + length - 1) // period - first + 1
+    run = np.repeat(np.arange(len(start), dtype=np.int64), pieces)
+    k = np.arange(len(run), dtype=np.int64) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+    lo = np.maximum(start[run], (first[run] + k) * period)
+    hi = np.minimum(start[run] + length[run], (first[run] + k + 1) * period)
+    return run, lo, hi - lo

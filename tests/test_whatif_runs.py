@@ -1,0 +1,79 @@
+"""What-if heads keep the trace's instruction runs: a change applied to the runs gives the rows it
+gives applied to one row per work-item.
+
+The kernels are recorded OpenCV image filters of the mobile expert suite
+(tests/data/expert/mobile/opencv), whose instruction rows are runs of up to a whole work-group
+(medianBlur: 13 K runs for 3.4 M per-item rows).  Coarsening cuts runs at blocks of ``n`` items
+(runs that start or end inside a block are merged there as per-item rows are); a new work-group
+size cuts them at rows and at the new work-groups' columns; regrouping and staging expand them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analyzers.geometry import launch_geometries
+from analyzers.whatif.changes import WorkGroupSize
+from analyzers.whatif.coarsen import Coarsen
+from analyzers.whatif.replay import head_of_launch
+from tracekit.errors import TracekitError
+from tracekit.formats import open_trace
+from tracekit.targets import load_target
+
+TRACES = Path(__file__).resolve().parent / "data" / "expert" / "mobile" / "opencv" / "traces"
+KEYS = ["group", "item", "site", "opclass"]
+
+
+@pytest.fixture(scope="module", params=["medianblur_5x5_8uc1_vga", "erode_3x3_8uc1_720p",
+                                        "cvtcolor_rgba2gray_720p"])
+def head(request):
+    trace = open_trace(TRACES / f"{request.param}.tkt")
+    (geo,), _ = launch_geometries(trace)
+    return head_of_launch(trace, geo, 60_000)
+
+
+def _rows(launch) -> pd.DataFrame:
+    ins = launch.per_item().instructions
+    ins = ins.assign(opclass=ins["opclass"].astype(str), kernel=ins["kernel"].astype(str))
+    return ins.sort_values(KEYS, kind="stable").reset_index(drop=True)
+
+
+def test_the_head_keeps_runs(head):
+    assert "items" in head.instructions.columns
+    assert len(head.per_item().instructions) > 4 * len(head.instructions)
+
+
+def _changes(head):
+    local = [max(int(x), 1) for x in head.row["local_size"]]
+    out = [Coarsen(2), Coarsen(4), Coarsen(8)]
+    if local[1] % 2 == 0:
+        out.append(WorkGroupSize((local[0] * 2, local[1] // 2, 1)))
+    if local[0] % 2 == 0:
+        out.append(WorkGroupSize((local[0] // 2, local[1] * 2, 1)))
+    out.append(WorkGroupSize((local[0] * local[1] // 4 if local[0] * local[1] >= 4 else 1, 4, 1)))
+    return list({c.spec: c for c in out}.values())
+
+
+def test_changes_on_runs_give_the_per_item_rows(head):
+    target = load_target("adreno-640")
+    tried = 0
+    for change in _changes(head):
+        if change.name == "coarsen" and int(head.row["local_size"][0]) % change.n:
+            continue
+        try:
+            items = change.apply(head.per_item(), target)
+        except TracekitError as e:   # the head holds no whole new work-group: the same refusal
+            with pytest.raises(TracekitError, match=str(e)[:30]):
+                change.apply(head, target)
+            continue
+        runs = change.apply(head, target)
+        assert "items" in runs.instructions.columns, change.spec           # still runs
+        assert len(runs.instructions) < len(items.instructions), change.spec
+        pd.testing.assert_frame_equal(_rows(runs), _rows(items), obj=change.spec)
+        pd.testing.assert_frame_equal(runs.accesses, items.accesses, obj=change.spec)
+        assert runs.row == items.row
+        tried += 1
+    assert tried >= 3
