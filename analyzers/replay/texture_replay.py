@@ -107,6 +107,11 @@ class TextureReplay:
             buffers = _buffer_rows(trace, launch, rows[0], meta)
         return cls(target, images, buffers)
 
+    def fresh(self) -> TextureReplay:
+        """The same launch's texture path with empty caches and no counts: another pass over the
+        launch needs no second read of its image layouts and buffer row pitches."""
+        return TextureReplay(self.t, self.images, self.buffers)
+
     @property
     def first_line(self) -> int:
         return self.caches.first_line_bytes if self.caches is not None else self.spec.tile_bytes

@@ -172,8 +172,10 @@ def _two_passes(trace, target, launch: int, group_size: int, settle, chunk_rows:
                 yield kept[-1]
         complete = kept is not None
 
-    def texture():
-        return TextureReplay.for_launch(trace, target, launch) if textured else None
+    layouts = TextureReplay.for_launch(trace, target, launch) if textured else None
+
+    def texture():   # each pass meets the texture caches empty, with the launch's layouts read once
+        return layouts.fresh() if layouts is not None else None
 
     first = LaunchReplay(target, hierarchy, group_size or None, texture(), patterns=False, counting=False)
     touched = _SampleUnits(target.caches) if cold is not None else None
