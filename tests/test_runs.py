@@ -11,7 +11,8 @@ from analyzers.geometry import LaunchGeometry
 from analyzers.simd import run_segments, wave_issues, wave_layout
 from tracekit.formats import open_trace
 from tracekit.trace import schema, store
-from tracekit.trace.runs import expand_batches, expand_frame, expand_runs, has_runs, run_lengths
+from tracekit.trace.run_frames import expand_frame
+from tracekit.trace.runs import expand_batches, expand_runs, has_runs, run_lengths
 from tracekit.trace.validate import validate
 
 

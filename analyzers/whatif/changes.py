@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from tracekit.errors import TracekitError
-from tracekit.trace.runs import expand_frame, split_runs
+from tracekit.trace.run_frames import expand_frame, split_runs
 
 #: OpenCL built-ins that have a ``native_`` version (OpenCL C 1.2 §6.12.2, Table 6.9).
 NATIVE_BUILTINS = frozenset({"cos", "divide", "exp", "exp2", "exp10", "log", "log2", "log10", "powr", "recip",

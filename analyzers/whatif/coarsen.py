@@ -35,7 +35,7 @@ from numba import njit
 
 from analyzers.whatif.changes import _MASK, Change, Launch, scale_counts
 from tracekit.errors import TracekitError
-from tracekit.trace.runs import split_runs
+from tracekit.trace.run_frames import split_runs
 
 #: Roles whose instructions a coarsened item runs once for all its elements.
 SHARED_ROLES = frozenset({"address", "loop"})
