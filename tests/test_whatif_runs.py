@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -32,13 +33,28 @@ KEYS = ["group", "item", "site", "opclass"]
 def head(request):
     trace = open_trace(TRACES / f"{request.param}.tkt")
     (geo,), _ = launch_geometries(trace)
-    return head_of_launch(trace, geo, 60_000)
+    return head_of_launch(trace, geo, 20_000)
 
 
 def _rows(launch) -> pd.DataFrame:
     ins = launch.per_item().instructions
-    ins = ins.assign(opclass=ins["opclass"].astype(str), kernel=ins["kernel"].astype(str))
     return ins.sort_values(KEYS, kind="stable").reset_index(drop=True)
+
+
+def _plain(col: pd.Series) -> np.ndarray:
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return np.asarray(col.cat.categories.astype(str), dtype=object)[col.cat.codes.to_numpy()]
+    return col.to_numpy()
+
+
+def _same(a: pd.DataFrame, b: pd.DataFrame, what: str) -> None:
+    """Column by column, as plain arrays (pandas' own frame comparison boxes every categorical value)."""
+    assert list(a.columns) == list(b.columns), what
+    assert len(a) == len(b), what
+    for c in a.columns:
+        x, y = _plain(a[c]), _plain(b[c])
+        nan = x.dtype.kind == "f"   # absent values (a buffer-less row) compare equal
+        assert np.array_equal(x, y, equal_nan=nan), f"{what}: column {c}"
 
 
 def test_the_head_keeps_runs(head):
@@ -72,8 +88,8 @@ def test_changes_on_runs_give_the_per_item_rows(head):
         runs = change.apply(head, target)
         assert "items" in runs.instructions.columns, change.spec           # still runs
         assert len(runs.instructions) < len(items.instructions), change.spec
-        pd.testing.assert_frame_equal(_rows(runs), _rows(items), obj=change.spec)
-        pd.testing.assert_frame_equal(runs.accesses, items.accesses, obj=change.spec)
+        _same(_rows(runs), _rows(items), change.spec)
+        _same(runs.accesses, items.accesses, change.spec)
         assert runs.row == items.row
         tried += 1
     assert tried >= 3
