@@ -35,6 +35,7 @@ import pandas as pd
 
 from tracekit.errors import TracekitError
 from tracekit.trace.run_frames import expand_frame, split_runs
+from tracekit.trace.runs import run_offsets
 
 #: OpenCL built-ins that have a ``native_`` version (OpenCL C 1.2 §6.12.2, Table 6.9).
 NATIVE_BUILTINS = frozenset({"cos", "divide", "exp", "exp2", "exp10", "log", "log2", "log10", "powr", "recip",
@@ -508,9 +509,8 @@ def _whole_groups(frames: list[pd.DataFrame], size: int) -> np.ndarray:
     for df in frames:
         g, i = df["group"].to_numpy(np.int64), df["item"].to_numpy(np.int64)
         if "items" in df.columns:
-            n = df["items"].to_numpy(np.int64)
-            g = np.repeat(g, n)
-            i = np.repeat(i - np.cumsum(n) + n, n) + np.arange(len(g), dtype=np.int64)
+            run, offset = run_offsets(df["items"].to_numpy(np.int64))
+            g, i = g[run], i[run] + offset
         groups.append(g)
         items.append(i)
     g, i = np.concatenate(groups), np.concatenate(items)

@@ -54,6 +54,14 @@ def sorted_keys(*cols: np.ndarray) -> bool:
     return True
 
 
+def run_offsets(items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For runs of ``items`` work-items each: the run of every work-item and its place in the run
+    (the row's ``item`` plus that place is the work-item's id)."""
+    items = np.asarray(items, np.int64)
+    idx = np.repeat(np.arange(len(items), dtype=np.int64), items)
+    return idx, np.arange(len(idx), dtype=np.int64) - np.repeat(np.cumsum(items) - items, items)
+
+
 def expand_runs(table: pa.Table | pa.RecordBatch) -> pa.Table | pa.RecordBatch:
     """Per-item rows for a table whose rows may be runs; ``items`` comes back null.
 
@@ -65,9 +73,8 @@ def expand_runs(table: pa.Table | pa.RecordBatch) -> pa.Table | pa.RecordBatch:
         return table
     is_batch = isinstance(table, pa.RecordBatch)
     t = pa.Table.from_batches([table]) if is_batch else table
-    total = int(items.sum())
-    idx = np.repeat(np.arange(t.num_rows, dtype=np.int64), items)
-    offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(items) - items, items)
+    idx, offset = run_offsets(items)
+    total = len(idx)
     out = t.take(from_numpy(idx))
     item = to_numpy(out.column("item")).astype(np.int64) + offset
     out = out.set_column(out.schema.get_field_index("item"), out.schema.field("item"),
