@@ -89,6 +89,11 @@ def test_the_checklist_does_not_depend_on_the_number_of_processes(monkeypatch):
     priced = [f for t in docs[0]["targets"].values() for f in t["findings"]
               if f.get("gain_method") == "replay"]
     assert priced, "the sample should have fixes priced by replay"
+    # each target's checklist is made in the task that analysed it: the same findings, in the same
+    # order, as the rules and replays run over both targets' results at once
+    plain = pipeline.analyze(trace, ["adreno-640", "intel-hd530"], checklist=False)
+    joint = [f.to_dict() for f in pipeline.run_checklist(plain.trace, plain.results)]
+    assert joint == [f for t in docs[1]["targets"].values() for f in t["findings"]]
 
 
 def test_the_command_refuses_a_bad_jobs_setting_and_writes_nothing(run_cli, monkeypatch, tmp_path):

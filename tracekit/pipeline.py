@@ -145,11 +145,27 @@ def run_checklist(trace, results: Sequence) -> list:
     return price_by_replay(run_rules(list(results)), list(results), trace)
 
 
+def analysis_with_checklist(trace, analyze_target):
+    """``work(view, target)`` for :func:`per_target`: the target's analysis, then its checklist.
+
+    The rules and the what-if replays of one target read only that target's results, so
+    each target's whole pipeline runs as one task: the process that analysed a target prices
+    its fixes with the target's compiled kernels already loaded, and no step waits for the
+    other targets (run stage by stage, the rules and the kernels' warm-up would run in turn
+    between the analyses and the replays).  ``view`` may be a counting view of ``trace``
+    (the progress line); the replays read ``trace`` itself."""
+    def work(view, target):
+        result = analyze_target(view, target)
+        return result, run_checklist(trace, [result])
+    return work
+
+
 def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: str | None = None,
             shard: str = "launch", progress: bool = False, checklist: bool = True) -> Analysis:
     """Analyse every launch of ``trace`` on every target: here, or on Dask workers when
     ``workers`` (a local cluster of that many) or ``scheduler`` (an address) is given; then,
-    unless ``checklist`` is False, run the rules and price their fixes (:func:`run_checklist`)."""
+    unless ``checklist`` is False, run the rules and price their fixes (:func:`run_checklist`; here,
+    in the same task as each target's analysis: :func:`analysis_with_checklist`)."""
     from tracekit.progress import progress as progress_bar
 
     if not isinstance(checklist, bool):
@@ -166,6 +182,11 @@ def analyze(trace, targets: Sequence, *, workers: int | None = None, scheduler: 
                                           shard=shard, progress=bar)
     else:
         from analyzers import analyze as analyze_target
+        if checklist and len(loaded) > 1:
+            from analyzers.rules.runner import checklist_order
+            done = per_target(trace, loaded, analysis_with_checklist(trace, analyze_target), "analyze",
+                              progress)
+            return Analysis(trace, [r for r, _ in done], checklist_order([f for _, fs in done for f in fs]))
         results = per_target(trace, loaded, analyze_target, "analyze", progress)
     return Analysis(trace, results, run_checklist(trace, results) if checklist else None)
 

@@ -21,7 +21,7 @@ from analyzers.analyze import (
     resolve_trace,
 )
 from analyzers.geometry import launch_geometries
-from analyzers.parallel import jobs
+from analyzers.parallel import is_worker, jobs
 from analyzers.roles import site_roles
 from analyzers.whatif.changes import Change, Launch, parse_change
 from tracekit.errors import TracekitError
@@ -153,7 +153,7 @@ class Replays:
             return
         todo = [(target_of(t), m) for t, m in wanted]
         todo = [(t, m) for t, m in todo if (t.name, launch, m) not in self._before]
-        if mapper is not None and len(todo) > 1 and jobs() > 1:
+        if mapper is not None and len(todo) > 1 and jobs() > 1 and not is_worker():
             for t, m in todo:
                 self._warm(t, launch, m)
 
