@@ -146,3 +146,22 @@ def test_the_in_place_median_is_numpys():
     for n in [1, 2, 3, 4, 31, 32, 33, 64, 65]:
         x = rng.integers(-(1 << 50), 1 << 50, n + 3).astype(np.int64)
         assert _median_in_place(x.copy(), n) == np.median(x[:n])
+
+
+@pytest.mark.parametrize("a_values", [3, 10_000])   # a counting pass over few values; a sort over many
+def test_pairs_sort_stably_by_site_then_address(a_values):
+    """An item's (site, address) rows in the order a stable lexicographic sort gives, the third
+    column riding along: long items with few sites, rows of one site ascending already or not."""
+    from analyzers.replay.patterns import _sort_pairs
+
+    rng = np.random.default_rng(5)
+    for n in [5, 48, 49, 200, 3000]:
+        for walk in (True, False):
+            a = rng.integers(0, a_values, n).astype(np.int64)
+            b = (np.arange(n) * 4 if walk else rng.integers(0, 40, n)).astype(np.int64)
+            c = np.arange(n, dtype=np.int64)
+            want = np.lexsort((b, a))   # stable: ties keep their row order
+            got_a, got_b, got_c = a.copy(), b.copy(), c.copy()
+            _sort_pairs(got_a, got_b, got_c, n)
+            assert np.array_equal(got_a, a[want]) and np.array_equal(got_b, b[want])
+            assert np.array_equal(got_c, c[want])

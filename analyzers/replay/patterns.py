@@ -180,18 +180,52 @@ def lane_slices(order, req_ptr, lane, lanes_per_cycle, active):
 
 @njit(cache=True)
 def _sort_pairs(a, b, c, n):
-    """Sort the first ``n`` rows of (a, b, c) by a, then b (``c`` rides along)."""
+    """Sort the first ``n`` rows of (a, b, c) by a, then b (``c`` rides along), stably.
+
+    Long items (a GEMV work-item walks a whole matrix row) are sorted by a with one counting
+    pass when a's values are few (sites, buffers), and the rows of one a are sorted by b only
+    where they are not ascending already: a loop walks memory upwards, so usually they are.
+    """
     if n > 48:
-        idx = np.argsort(a[:n], kind="mergesort")
-        a[:n] = a[:n][idx].copy()
-        b[:n] = b[:n][idx].copy()
-        c[:n] = c[:n][idx].copy()
+        lo = a[0]
+        hi = a[0]
+        for i in range(1, n):
+            lo = min(lo, a[i])
+            hi = max(hi, a[i])
+        span = hi - lo + 1
+        if span <= 4 * n:
+            count = np.zeros(span + 1, np.int64)
+            for i in range(n):
+                count[a[i] - lo + 1] += 1
+            for k in range(span):
+                count[k + 1] += count[k]
+            ta = np.empty(n, a.dtype)
+            tb = np.empty(n, b.dtype)
+            tc = np.empty(n, c.dtype)
+            for i in range(n):
+                k = a[i] - lo
+                p = count[k]
+                count[k] = p + 1
+                ta[p] = a[i]
+                tb[p] = b[i]
+                tc[p] = c[i]
+            a[:n] = ta
+            b[:n] = tb
+            c[:n] = tc
+        else:
+            idx = np.argsort(a[:n], kind="mergesort")
+            a[:n] = a[:n][idx].copy()
+            b[:n] = b[:n][idx].copy()
+            c[:n] = c[:n][idx].copy()
         s = 0
         while s < n:
             e = s + 1
+            ascending = True
             while e < n and a[e] == a[s]:
+                if b[e] < b[e - 1]:
+                    ascending = False
                 e += 1
-            if e - s > 1:
+            if not ascending:
                 sub = np.argsort(b[s:e], kind="mergesort")
                 b[s:e] = b[s:e][sub].copy()
                 c[s:e] = c[s:e][sub].copy()
