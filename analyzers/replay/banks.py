@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
+from analyzers.replay.coalescing import sort_small
 from analyzers.replay.intdiv import ADDR_MASK, div, mod, shift_of
 from tracekit.targets.model import LocalMemorySpec
 
@@ -78,8 +79,19 @@ def bank_cycles(order, req_ptr, lane, address, size, is_write, mask, banks, widt
     cycles = np.zeros(nreq, np.float64)
     degree = np.zeros(nreq, np.int64)
     count = np.zeros(banks, np.int64)
-    buf = np.empty(64, np.int64)
     lsh, wsh, bsh = shift_of(lanes_per_cycle), shift_of(width), shift_of(banks)
+    # the words of one slice fit a buffer sized here, before the loop: a buffer the loop might
+    # replace makes every access to it dearer (about three times the kernel's time)
+    longest = 1
+    for r in range(nreq):
+        if mask[r]:
+            longest = max(longest, req_ptr[r + 1] - req_ptr[r])
+    widest = np.int64(1)
+    for r in range(nreq):
+        if mask[r]:
+            for t in range(req_ptr[r], req_ptr[r + 1]):
+                widest = max(widest, np.int64(size[order[t]]))
+    buf = np.empty(longest * (div(widest + width - 1, width, wsh) + 1), np.int64)
     for r in range(nreq):
         if not mask[r]:
             continue
@@ -98,19 +110,12 @@ def bank_cycles(order, req_ptr, lane, address, size, is_write, mask, banks, widt
                 w0 = div(a, width, wsh)
                 w1 = div(a + max(np.int64(size[i]), np.int64(1)) - 1, width, wsh)
                 for w in range(w0, w1 + 1):
-                    if n == buf.shape[0]:
-                        nb = np.empty(2 * n, np.int64)
-                        nb[:n] = buf
-                        buf = nb
                     buf[n] = w
                     n += 1
                 t += 1
             every = (write and strict_write) or ((not write) and not broadcast)
-            if not every:
-                for k in range(1, n):
-                    if buf[k] < buf[k - 1]:
-                        buf[:n] = np.sort(buf[:n])
-                        break
+            if not every:  # distinct words are counted on sorted words (in place: no allocation)
+                sort_small(buf, n)
             d = 0
             for k in range(n):
                 if every or k == 0 or buf[k] != buf[k - 1]:
