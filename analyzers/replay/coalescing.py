@@ -94,24 +94,36 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
     buffer-and-sort path.  When the units are the segments (``unit_bytes ==
     seg_bytes``, a cache line as large as a transaction) one pass gives both.
     The units are written to ``units_out`` when given (a buffer reused from chunk to
-    chunk) and move to a larger new array only if it fills up.
+    chunk) if it holds as many as the rows can touch, else to a new array.
     """
     nreq = req_ptr.shape[0] - 1
     tx = np.zeros(nreq, np.int64)
     breq = np.zeros(nreq, np.int64)
     unit_ptr = np.zeros(nreq + 1, np.int64)
-    cap = 16
-    for r in range(nreq):
-        cap = max(cap, 2 * (req_ptr[r + 1] - req_ptr[r]))
-    buf = np.empty(cap, np.int64)
-    if units_out is not None and units_out.shape[0] >= 16:
-        units = units_out
-    else:
-        units = np.empty(max(16, order.shape[0] * 2), np.int64)
-    nu = 0
     same = seg_bytes == unit_bytes
     seg_shift = shift_of(seg_bytes)
     unit_shift = shift_of(unit_bytes)
+    # Both buffers are sized here, before the loop: a buffer the loop might replace makes every
+    # access to it dearer (about three times a kernel's time).  No request has more units than
+    # its rows touch one by one, nor more segments than its longest row's count times its rows.
+    fine = min(seg_bytes, unit_bytes)
+    fine_shift = shift_of(fine)
+    need = np.int64(0)
+    widest = np.int64(1)
+    for i in range(address.shape[0]):
+        a = address[i] & ADDR_MASK
+        end = a + max(np.int64(size[i]), np.int64(1)) - 1
+        need += div(end, unit_bytes, unit_shift) - div(a, unit_bytes, unit_shift) + 1
+        widest = max(widest, div(end, fine, fine_shift) - div(a, fine, fine_shift) + 1)
+    longest = 1
+    for r in range(nreq):
+        longest = max(longest, req_ptr[r + 1] - req_ptr[r])
+    buf = np.empty(max(16, longest * widest), np.int64)
+    if units_out is not None and units_out.shape[0] >= need:
+        units = units_out
+    else:
+        units = np.empty(max(16, need), np.int64)
+    nu = 0
     for r in range(nreq):
         lo = req_ptr[r]
         hi = req_ptr[r + 1]
@@ -146,8 +158,6 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
                 s = max(div(a, gran, sh), top + 1)
                 while s <= s1:
                     if out:
-                        if nu == units.shape[0]:
-                            units = _grow(units, nu)
                         units[nu] = s * gran
                         nu += 1
                     cnt += 1
@@ -165,8 +175,6 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
                     s0 = div(a, gran, sh)
                     s1 = div(a + sz - 1, gran, sh)
                     for s in range(s0, s1 + 1):
-                        if n == buf.shape[0]:
-                            buf = _grow(buf, n)
                         buf[n] = s
                         n += 1
                 sort_small(buf, n)
@@ -175,8 +183,6 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
                     if k == 0 or buf[k] != buf[k - 1]:
                         cnt += 1
                         if out:
-                            if nu == units.shape[0]:
-                                units = _grow(units, nu)
                             units[nu] = buf[k] * gran
                             nu += 1
             if pass_ == 0:
@@ -184,13 +190,6 @@ def distinct_segments(order, req_ptr, address, size, seg_bytes, emit_mask, unit_
                 breq[r] = b
         unit_ptr[r + 1] = nu
     return tx, breq, units[:nu], unit_ptr
-
-
-@njit(cache=True)
-def _grow(a, n):
-    b = np.empty(2 * n, a.dtype)
-    b[:n] = a[:n]
-    return b
 
 
 
