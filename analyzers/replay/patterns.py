@@ -285,7 +285,24 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
     st_pitch = np.empty(n, np.float64)
     st_cols = np.empty(n, np.float64)
     ns = 0
+    # every buffer is sized here for the longest item and group, before the loop: a buffer the
+    # loop might replace makes every access to it dearer
     cap = 64
+    wcap = 64
+    i = 0
+    while i < n:
+        gend = i
+        while gend < n and group[gend] == group[i]:
+            gend += 1
+        wcap = max(wcap, gend - i)
+        j = i
+        while j < gend:
+            e = j
+            while e < gend and item[e] == item[j]:
+                e += 1
+            cap = max(cap, e - j)
+            j = e
+        i = gend
     ka = np.empty(cap, np.int64)
     kb = np.empty(cap, np.int64)
     kc = np.empty(cap, np.int64)
@@ -293,8 +310,7 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
     gb = np.empty(cap, np.int64)
     gs = np.empty(cap, np.int64)
     gaps = np.empty(cap, np.int64)
-    wa = np.empty(cap, np.int64)
-    wb = np.empty(cap, np.int64)
+    wa = np.empty(wcap, np.int64)
     i = 0
     while i < n:
         # one work-group: [i, gend)
@@ -311,21 +327,6 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
             while e < gend and item[e] == it:
                 e += 1
             m = e - j
-            if m > cap:
-                cap = 2 * m
-                ka = np.empty(cap, np.int64)
-                kb = np.empty(cap, np.int64)
-                kc = np.empty(cap, np.int64)
-                ga = np.empty(cap, np.int64)
-                gb = np.empty(cap, np.int64)
-                gs = np.empty(cap, np.int64)
-                gaps = np.empty(cap, np.int64)
-            if gend - i > wa.shape[0]:
-                w2a = np.empty(2 * (gend - i), np.int64)
-                w2b = np.empty(2 * (gend - i), np.int64)
-                w2a[:nw] = wa[:nw]
-                w2b[:nw] = wb[:nw]
-                wa, wb = w2a, w2b
             stores_here = False
             ng = 0
             for r in range(j, e):
