@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from analyzers.replay.banks import bank_cycles
+from analyzers.replay.coalescing import sort_small
 
 
 @njit(cache=True)
@@ -34,21 +35,23 @@ def distinct_lines(units, unit_ptr, shift, mask):
     """Per masked request: distinct lines among its units (byte addresses; line = ``unit >> shift``)."""
     nreq = unit_ptr.shape[0] - 1
     out = np.zeros(nreq, np.int64)
-    buf = np.empty(64, np.int64)
+    longest = 1   # the buffer is sized before the loop: one the loop might replace is dearer to use
+    for r in range(nreq):
+        if mask[r]:
+            longest = max(longest, unit_ptr[r + 1] - unit_ptr[r])
+    buf = np.empty(longest, np.int64)
     for r in range(nreq):
         if not mask[r]:
             continue
         lo, hi = unit_ptr[r], unit_ptr[r + 1]
         n = hi - lo
-        if n > buf.shape[0]:
-            buf = np.empty(2 * n, np.int64)
         ascending = True
         for k in range(n):
             buf[k] = units[lo + k] >> shift
             if k and buf[k] < buf[k - 1]:
                 ascending = False
         if not ascending:
-            buf[:n] = np.sort(buf[:n])
+            sort_small(buf, n)
         d = 0
         for k in range(n):
             if k == 0 or buf[k] != buf[k - 1]:
