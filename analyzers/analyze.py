@@ -54,13 +54,31 @@ class LaunchResult:
     occupancy: OccupancyResult | None = None
     bound: BoundResult | None = None
     memory: LaunchMemory | None = None
-    per_site: pd.DataFrame = field(default_factory=pd.DataFrame)
     #: How the ALU time was priced (machine code, IR, IR with factors) and the machine code's facts.
     machine: MachineCodeResult | None = None
     #: What the optimizing compile removed, where the trace carries the compiled view (analyzers.compiled).
     compiled: CompiledView | None = None
     #: The kernel's data-flow graph, where the trace records operands (analyzers.dataflow).
     dataflow: Graph | None = None
+    #: The per-site table is made when first read (:attr:`per_site`): the many what-if replays
+    #: of a checklist read only times and verdicts, and each table costs tens of milliseconds.
+    _per_site: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    _site_names: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    _site_table_pending: bool = field(default=False, repr=False, compare=False)
+
+    @property
+    def per_site(self) -> pd.DataFrame:
+        """One row per site: the replay's memory columns with the ALU and SIMD columns beside them,
+        and the site's source line (:func:`analyzers.result_dict.site_frame`)."""
+        if self._per_site is None:
+            self._per_site = (rd.site_frame(self, self._site_names) if self._site_table_pending
+                              else pd.DataFrame())
+            self._site_names, self._site_table_pending = None, False
+        return self._per_site
+
+    @per_site.setter
+    def per_site(self, table: pd.DataFrame) -> None:
+        self._per_site, self._site_names, self._site_table_pending = table, None, False
 
     @property
     def verdict(self) -> str | None:
@@ -280,8 +298,8 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
     res.bound = replace(res.bound, evidence=replace(
         res.bound.evidence, simd_utilization=res.simd.utilization, occupancy=res.occupancy.occupancy,
         occupancy_limiting_factor=res.occupancy.limiting_factor, active_compute_units=units))
-    if site_table:
-        res.per_site = rd.site_frame(res, sites)
+    if site_table:  # made when first read (LaunchResult.per_site)
+        res._site_names, res._site_table_pending = sites, True
     return res
 
 
