@@ -93,3 +93,15 @@ def test_changes_on_runs_give_the_per_item_rows(head):
         assert runs.row == items.row
         tried += 1
     assert tried >= 3
+
+
+def test_whole_groups_count_the_items_runs_stand_for():
+    """A work-group is whole when every one of its items has a row: a run covers its items, rows of
+    accesses and of instructions add up, and a group missing one item is left out."""
+    from analyzers.whatif.changes import _whole_groups
+
+    acc = pd.DataFrame({"group": [1, 1, 1, 2, 2, 3], "item": [0, 1, 3, 2, 3, 0]})
+    ins = pd.DataFrame({"group": [0, 1, 2, 3], "item": [0, 0, 0, 1], "items": [4, 1, 2, 2]})
+    assert _whole_groups([acc, ins], 4).tolist() == [0, 2]
+    assert _whole_groups([acc.iloc[0:0], ins.iloc[0:0]], 4).tolist() == []
+    assert _whole_groups([ins], 1).tolist() == [0, 1, 2]   # group 3 has no item 0

@@ -35,7 +35,6 @@ import pandas as pd
 
 from tracekit.errors import TracekitError
 from tracekit.trace.run_frames import expand_frame, split_runs
-from tracekit.trace.runs import run_offsets
 
 #: OpenCL built-ins that have a ``native_`` version (OpenCL C 1.2 §6.12.2, Table 6.9).
 NATIVE_BUILTINS = frozenset({"cos", "divide", "exp", "exp2", "exp10", "log", "log2", "log10", "powr", "recip",
@@ -504,21 +503,27 @@ def _regroup_runs(ins: pd.DataFrame, gsize, old, new) -> pd.DataFrame:
 
 def _whole_groups(frames: list[pd.DataFrame], size: int) -> np.ndarray:
     """The work-groups whose ``size`` items all have a row in ``frames`` (instruction runs count
-    every item they stand for)."""
-    groups, items = [], []
+    every item they stand for).
+
+    Each row covers items ``[item, item + items)`` of its group; a difference table per group
+    (+1 where a row's items start, -1 where they end) summed along the items shows which are
+    covered, without a row per item."""
+    groups, starts, ends = [], [], []
     for df in frames:
         g, i = df["group"].to_numpy(np.int64), df["item"].to_numpy(np.int64)
-        if "items" in df.columns:
-            run, offset = run_offsets(df["items"].to_numpy(np.int64))
-            g, i = g[run], i[run] + offset
+        n = df["items"].to_numpy(np.int64) if "items" in df.columns else 1
         groups.append(g)
-        items.append(i)
-    g, i = np.concatenate(groups), np.concatenate(items)
+        starts.append(np.clip(i, 0, size))
+        ends.append(np.clip(i + n, 0, size))
+    g = np.concatenate(groups)
     if not len(g):
         return g
-    pairs = np.unique(g * (int(i.max()) + 1) + i) // (int(i.max()) + 1)
-    have, count = np.unique(pairs, return_counts=True)
-    return have[count == size]
+    have, row = np.unique(g, return_inverse=True)
+    width = size + 1
+    edges = (np.bincount(row * width + np.concatenate(starts), minlength=len(have) * width)
+             - np.bincount(row * width + np.concatenate(ends), minlength=len(have) * width))
+    covered = np.cumsum(edges.reshape(len(have), width)[:, :size], axis=1) > 0
+    return have[covered.all(axis=1)]
 
 
 def _global_ids(group, item, gsize, local):
