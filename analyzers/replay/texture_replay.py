@@ -284,7 +284,7 @@ def _buffer_rows(trace, launch: int, row: dict, meta: dict) -> dict[int, BufferR
         return {}
     sample = pa.Table.from_batches(batches).to_pandas()
     for c in ("space", "op"):
-        sample[c] = sample[c].astype(str)
+        sample[c] = sample[c].astype(object)   # plain strings: an Arrow string column is slow to compare
     bases = {int(b["arg"]): int(b["base"]) for b in (meta.get("layout") or {}).get("global_buffers", [])
              if "arg" in b and "base" in b}
     return row_pitches(sample, local, groups, bases)

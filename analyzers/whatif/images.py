@@ -141,7 +141,7 @@ class AsImage(Change):
         bases = {int(b["arg"]): int(b["base"]) for b in (meta.get("layout") or {}).get("global_buffers", [])
                  if "arg" in b and "base" in b}
         head = acc.iloc[:SAMPLE_ROWS][["group", "item", "site", "space", "op", "address", "size", "buffer"]]
-        head = head.assign(space=head["space"].astype(str), op=head["op"].astype(str),
+        head = head.assign(space=head["space"].astype(object), op=head["op"].astype(object),
                            address=head["address"].astype(np.uint64).astype(np.int64))
         found = row_pitches(head, local, groups, bases)
         if self.buffer not in found:
@@ -192,11 +192,11 @@ class FilteredImage(AsImage):
             launch = drop_rows(launch, acc["site"].isin(list(self.tables)).to_numpy())
             acc = launch.accesses
         mine = (acc["buffer"].to_numpy(np.int64, na_value=-1) == self.buffer) & (
-            acc["op"].astype(str) == "load").to_numpy()
+            acc["op"] == "load").to_numpy()
         gathers = sorted(int(s) for s in acc.loc[mine, "site"].unique())
         out = super().apply(launch, target)
         acc = out.accesses
-        image = (acc["space"].astype(str) == "image").to_numpy() & acc["site"].isin(gathers).to_numpy()
+        image = (acc["space"] == "image").to_numpy() & acc["site"].isin(gathers).to_numpy()
         size = int(pd.Series(acc.loc[image, "size"]).mode().iloc[0]) if image.any() else 4
         fmt = FILTERED_FORMATS.get(size, "rgba:float")
         acc = acc.copy()
@@ -209,7 +209,7 @@ class FilteredImage(AsImage):
         row["metadata"] = meta
         # one image read per pixel: the gathers' load instructions but the first go
         ins = out.instructions
-        extra = ins["site"].isin(gathers[1:]).to_numpy() & (ins["opclass"].astype(str) == "load").to_numpy()
+        extra = ins["site"].isin(gathers[1:]).to_numpy() & (ins["opclass"] == "load").to_numpy()
         return out.with_(accesses=acc, row=row, instructions=ins[~extra].reset_index(drop=True))
 
 
