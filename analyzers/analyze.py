@@ -236,15 +236,19 @@ def analyze_launch(geo: LaunchGeometry, target, instructions, mem: LaunchMemory 
         res.error = str(exc)
         return res
     layout = wave_layout(geo, target)
+    key = (geo.launch, layout)
     if issues is None:
-        key = (geo.launch, layout)
         issues = issues_memo.get(key) if issues_memo is not None else None
         if issues is None:
             issues = (wave_issues(instructions, layout) if isinstance(instructions, pa.Table)
                       else wave_issues_batches(instructions, layout))
             if issues_memo is not None:
                 issues_memo[key] = issues
+        elif simd is None:   # the same issues per wave on the same grid give the same utilisation
+            simd = issues_memo.get(("simd", geo, layout))
     res.simd = simd if simd is not None else simd_utilization(geo, target, issues=issues)
+    if issues_memo is not None and issues_memo.get(key) is issues:
+        issues_memo[("simd", geo, layout)] = res.simd
     res.occupancy = occupancy(geo, layout, target)
     units = min(int(target.compute_units), max(1, _work_units(geo, layout)))
     pricing = None
