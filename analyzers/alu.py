@@ -226,6 +226,27 @@ def unsupported_warnings(target, issues: dict) -> tuple[str, ...]:
                  for op, n in sorted(issues.items()))
 
 
+def _class_lookup(opclass: pd.Series):
+    """``lookup(values)``: ``opclass.map(values)`` as float64, through the category codes where the
+    column is categorical (one small table per class, not a dictionary look-up per row); a
+    class ``values`` lacks, or a missing class, gives NaN as ``map`` does."""
+    if not hasattr(opclass, "cat"):
+        return lambda values: opclass.map(values).astype(float).to_numpy()
+    cats = list(opclass.cat.categories)
+    codes = opclass.cat.codes.to_numpy()
+
+    def lookup(values: dict) -> np.ndarray:
+        table = np.array([values.get(c, np.nan) for c in cats] + [np.nan], dtype=float)
+        return table[codes]   # code -1 (a missing class) takes the last entry, NaN
+    return lookup
+
+
+def _whole(x: np.ndarray) -> np.ndarray:
+    if np.isnan(x).any():
+        raise ValueError("an instruction row has no class to price")
+    return x.astype(np.int64)
+
+
 def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, target,
              resident_waves_per_cu: float | None = None, pricing: AluPricing | None = None) -> AluResult:
     """Issue cycles and time of one launch from its per-wave issue counts (:func:`simd.wave_issues`).
@@ -255,23 +276,22 @@ def alu_cost(issues: pd.DataFrame, geo: LaunchGeometry, layout: WaveLayout, targ
         priced = {n: (c * float(pricing.group_scale.get(pricing.group_of(str(n)), 1.0)), k)
                   for n, (c, k) in priced.items()}
     fallback = tuple(sorted(n for n, (_, k) in priced.items() if k != n))
-    cost = issues["opclass"].map({n: c for n, (c, _) in priced.items()}).astype(float).to_numpy()
+    by_class = _class_lookup(issues["opclass"])
+    cost = by_class({n: c for n, (c, _) in priced.items()})
     count = issues["issues"].to_numpy().astype(float)
     if pricing is not None and pricing.site_scale and pricing.site_cost is None:
         # a role's factor replaces the group's: its sites issue factor x their IR issues
         role = issues["site"].map(pricing.site_scale).to_numpy(dtype=float)
         has = ~np.isnan(role)
         count = np.where(has, count * np.nan_to_num(role), count)
-        cost = np.where(has, issues["opclass"].map(base).astype(float).to_numpy(), cost)
+        cost = np.where(has, by_class(base), cost)
     pipes = pipe_table(target)
     pipe_ids = {p: i for i, p in enumerate(sorted({q for v in pipes.values() for q in split_pipes(v)}))}
     # a class priced as its hardware instruction (SAME_AS) also runs on that instruction's pipe
     pipe_of = {n: split_pipes(pipes.get(runs_as[n], pipes.get(priced[n][1]) if str(n) in SAME_AS else None))
                for n in names}
-    pipe = issues["opclass"].map({n: pipe_ids[p[0]] if p else -1 for n, p in pipe_of.items()}) \
-        .astype(int).to_numpy()
-    alt = issues["opclass"].map({n: pipe_ids[p[1]] if len(p) > 1 else -1 for n, p in pipe_of.items()}) \
-        .astype(int).to_numpy()
+    pipe = _whole(by_class({n: pipe_ids[p[0]] if p else -1 for n, p in pipe_of.items()}))
+    alt = _whole(by_class({n: pipe_ids[p[1]] if len(p) > 1 else -1 for n, p in pipe_of.items()}))
     if pricing is not None and pricing.site_cost is not None:
         # machine-code prices per site; the machine code holds the issuer for its whole cost
         cost = issues["site"].map(pricing.site_cost).fillna(0.0).astype(float).to_numpy()
