@@ -254,6 +254,22 @@ def _median_in_place(x, n):
 
 
 @njit(cache=True)
+def _longest_runs(group, item):
+    """The most rows of one work-group and of one work-item (rows in canonical order)."""
+    n = group.shape[0]
+    longest_group = longest_item = 0
+    g0 = i0 = 0
+    for r in range(1, n + 1):
+        if r == n or group[r] != group[r - 1]:
+            longest_group = max(longest_group, r - g0)
+            g0 = r
+        if r == n or group[r] != group[r - 1] or item[r] != item[r - 1]:
+            longest_item = max(longest_item, r - i0)
+            i0 = r
+    return longest_group, longest_item
+
+
+@njit(cache=True)
 def item_facts(group, item, site, space, op, address, size, buffer, nsites, vector_bytes,
                local_code, global_code, load_code, store_code, nonlocal_mask):
     """One pass over a chunk's rows in canonical (group, item, seq) order.
@@ -287,22 +303,8 @@ def item_facts(group, item, site, space, op, address, size, buffer, nsites, vect
     ns = 0
     # every buffer is sized here for the longest item and group, before the loop: a buffer the
     # loop might replace makes every access to it dearer
-    cap = 64
-    wcap = 64
-    i = 0
-    while i < n:
-        gend = i
-        while gend < n and group[gend] == group[i]:
-            gend += 1
-        wcap = max(wcap, gend - i)
-        j = i
-        while j < gend:
-            e = j
-            while e < gend and item[e] == item[j]:
-                e += 1
-            cap = max(cap, e - j)
-            j = e
-        i = gend
+    wcap, cap = _longest_runs(group, item)
+    wcap, cap = max(wcap, 64), max(cap, 64)
     ka = np.empty(cap, np.int64)
     kb = np.empty(cap, np.int64)
     kc = np.empty(cap, np.int64)
