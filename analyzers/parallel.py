@@ -104,8 +104,8 @@ def map_cores(fn: Callable[[T], R], tasks: Sequence[T], *, processes: int | None
     _work = (fn, tasks)
     # The workers share this process's memory until they write to it, and a collection in a worker
     # writes to every object it visits: objects made before the fork are set aside from collection
-    # while the pool runs (a four-target report of medianBlur takes about a tenth fewer page
-    # faults), and handed back to the collector once it is done.
+    # while the pool runs (fewer pages copied into each worker), and handed back to the
+    # collector once it is done.
     gc.freeze()
     try:
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
