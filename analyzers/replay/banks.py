@@ -83,12 +83,10 @@ def bank_cycles(order, req_ptr, lane, address, size, is_write, mask, banks, widt
     # the words of one slice fit a buffer sized here, before the loop: a buffer the loop might
     # replace makes every access to it dearer (about three times the kernel's time)
     longest = 1
-    for r in range(nreq):
-        if mask[r]:
-            longest = max(longest, req_ptr[r + 1] - req_ptr[r])
     widest = np.int64(1)
     for r in range(nreq):
         if mask[r]:
+            longest = max(longest, req_ptr[r + 1] - req_ptr[r])
             for t in range(req_ptr[r], req_ptr[r + 1]):
                 widest = max(widest, np.int64(size[order[t]]))
     buf = np.empty(longest * (div(widest + width - 1, width, wsh) + 1), np.int64)

@@ -28,6 +28,7 @@ from numba import njit
 
 from analyzers.replay.coalescing import sort_small
 from analyzers.replay.intdiv import ADDR_MASK, div, shift_of
+from analyzers.replay.waves import counting_order
 
 #: A gap between one item's addresses larger than this many bytes (and than 4 accesses)
 #: starts a new row of a 2D array.
@@ -187,36 +188,15 @@ def _sort_pairs(a, b, c, n):
     where they are not ascending already: a loop walks memory upwards, so usually they are.
     """
     if n > 48:
-        lo = a[0]
-        hi = a[0]
-        for i in range(1, n):
-            lo = min(lo, a[i])
-            hi = max(hi, a[i])
-        span = hi - lo + 1
+        lo = a[:n].min()
+        span = a[:n].max() - lo + 1
         if span <= 4 * n:
-            count = np.zeros(span + 1, np.int64)
-            for i in range(n):
-                count[a[i] - lo + 1] += 1
-            for k in range(span):
-                count[k + 1] += count[k]
-            ta = np.empty(n, a.dtype)
-            tb = np.empty(n, b.dtype)
-            tc = np.empty(n, c.dtype)
-            for i in range(n):
-                k = a[i] - lo
-                p = count[k]
-                count[k] = p + 1
-                ta[p] = a[i]
-                tb[p] = b[i]
-                tc[p] = c[i]
-            a[:n] = ta
-            b[:n] = tb
-            c[:n] = tc
+            idx = counting_order(a[:n] - lo, span, np.arange(n))
         else:
             idx = np.argsort(a[:n], kind="mergesort")
-            a[:n] = a[:n][idx].copy()
-            b[:n] = b[:n][idx].copy()
-            c[:n] = c[:n][idx].copy()
+        a[:n] = a[:n][idx].copy()
+        b[:n] = b[:n][idx].copy()
+        c[:n] = c[:n][idx].copy()
         s = 0
         while s < n:
             e = s + 1

@@ -132,7 +132,7 @@ def requests_frame(df: pd.DataFrame, simd: SimdSpec, group_size: int) -> pd.Data
 
 
 @njit(cache=True)
-def _counting_order(key, n_keys, order):
+def counting_order(key, n_keys, order):
     """``order`` stably re-sorted by ``key[order]`` (values 0 .. n_keys - 1): one counting pass."""
     count = np.zeros(n_keys + 1, np.int64)
     for q in range(order.shape[0]):
@@ -156,8 +156,8 @@ def _pair_order(hi, lo):
     order = np.arange(m)
     if m == 0:
         return order
-    order = _counting_order(lo, lo.max() + 1, order)
-    return _counting_order(hi, hi.max() + 1, order)
+    order = counting_order(lo, lo.max() + 1, order)
+    return counting_order(hi, hi.max() + 1, order)
 
 
 @njit(cache=True)
